@@ -1,0 +1,50 @@
+"""Shared test set-up: hypothesis profiles, paths, and the system-tool requirement rule."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data"
+
+settings.register_profile("default", deadline=None)
+settings.register_profile(
+    "ci",
+    deadline=None,
+    derandomize=True,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+def tools_required() -> bool:
+    """True under CI (``ZSIM_REQUIRE_TOOLS=1``): a missing system tool fails instead of skipping."""
+    return os.environ.get("ZSIM_REQUIRE_TOOLS") == "1"
+
+
+def need_tool(name: str, why: str) -> str:
+    """Return the path of system tool ``name``; skip (or, in CI, fail) when it is absent."""
+    path = shutil.which(name)
+    if path is None:
+        message = f"needs system tool {name!r} ({why}); install it"
+        if tools_required():
+            pytest.fail(message + " — ZSIM_REQUIRE_TOOLS=1 forbids skipping")
+        pytest.skip(message)
+    return path
+
+
+def need_module(name: str, why: str) -> None:
+    """Skip (or, in CI, fail) when an optional Python package is not installed."""
+    try:
+        __import__(name)
+    except ImportError:
+        message = f"needs Python package {name!r} ({why}); pip install it"
+        if tools_required():
+            pytest.fail(message + " — ZSIM_REQUIRE_TOOLS=1 forbids skipping")
+        pytest.skip(message)

@@ -1,0 +1,32 @@
+"""zsim: performance and capacity simulator for ZFS pools and conventional RAID.
+
+The public API (see ``DESIGN.md`` §5 and ``README.md``)::
+
+    import zsim
+    zsim.capacity("raidz2 8", disk_size=12_000_138_625_024, ashift=12).to_dict()
+    zsim.parse_layout("2x raidz2 6 log mirror 2")
+    zsim.load_profile("seagate-ironwolf-12tb")
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from zsim.capacity import CapacityReport, capacity, md_capacity
+from zsim.errors import CatalogError, LayoutError, UnitError, ZsimError
+from zsim.hardware.catalog import list_profiles, load_profile
+from zsim.layout.grammar import parse_layout
+
+__all__ = [
+    "CapacityReport",
+    "CatalogError",
+    "LayoutError",
+    "UnitError",
+    "ZsimError",
+    "__version__",
+    "capacity",
+    "list_profiles",
+    "load_profile",
+    "md_capacity",
+    "parse_layout",
+]

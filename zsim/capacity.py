@@ -1,0 +1,631 @@
+"""Usable capacity of a pool, byte-exact against OpenZFS, and of md/btrfs arrays for comparison.
+
+Integer arithmetic throughout, in the order OpenZFS does it. Each rule is a small pure function
+naming the OpenZFS source it comes from; :func:`capacity` strings them together:
+
+per leaf       partition (Linux whole disk) → align to 256 KiB → − 4.5 MiB labels and boot area
+per top vdev   asize by type → metaslab size and count → raw = metaslab space
+               deflate ratio from a 128 KiB block → dspace; one metaslab to the embedded log
+pool           normal-class dspace − slop (floor, cap, embedded-log credit) = ``zfs list`` USED+AVAIL
+
+See ``docs/architecture.md`` for who owns what and ``../shared/notes/capacity-rules.md`` for the
+derivation. Golden vectors from OpenZFS itself are in ``tests/data/openzfs-capacity-vectors.toml``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from zsim.errors import ZsimError
+from zsim.layout.alloc import psize_to_asize
+from zsim.layout.draid import draid_metaslab_size, draid_vdev_asize
+from zsim.layout.grammar import parse_layout, to_compact, to_zpool
+from zsim.layout.mdraid import md_array_bytes, md_data_offset, md_member_data_bytes
+from zsim.layout.tree import (
+    SIZED_CLASSES,
+    BtrfsArray,
+    Layout,
+    MdArray,
+    RawDevices,
+    Vdev,
+    ZfsLayout,
+    ZpoolOnBlock,
+)
+from zsim.units import parse_ashift, parse_size
+from zsim.zfs.compression import compressed_psize
+from zsim.zfs.version import ZfsVersion, parse_zfs_version
+
+KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
+
+# include/sys/vdev_impl.h, include/sys/fs/zfs.h, include/sys/spa.h
+VDEV_LABEL_ALIGN = 256 * KiB  # sizeof(vdev_label_t)
+VDEV_LABEL_START_SIZE = 4 * MiB  # 2 labels + 3.5 MiB boot area
+VDEV_LABEL_END_SIZE = 512 * KiB  # 2 labels
+SPA_MINDEVSIZE = 64 * MiB
+SPA_MINBLOCKSHIFT = 9
+SPA_OLD_MAXBLOCKSIZE = 128 * KiB  # the "typical" block of the deflate ratio
+# module/zfs/vdev.c tunables (defaults)
+ZFS_VDEV_MIN_MS_COUNT = 16
+ZFS_VDEV_DEFAULT_MS_COUNT = 200
+ZFS_VDEV_DEFAULT_MS_SHIFT = 29
+ZFS_VDEV_MAX_MS_SHIFT = 34
+ZFS_VDEV_MS_COUNT_LIMIT = 1 << 17
+ZFS_EMBEDDED_SLOG_MIN_MS = 64
+# module/zfs/spa_misc.c
+SPA_SLOP_SHIFT = 5
+SPA_MIN_SLOP = 128 * MiB
+SPA_MAX_SLOP = 128 * GiB
+
+Partitioning = Literal["linux", "none"]
+PARTITIONINGS: tuple[str, ...] = ("linux", "none")
+
+
+# ---------------------------------------------------------------- per-leaf rules
+
+
+def linux_wholedisk_partition(disk_bytes: int, logical_sector: int = 512) -> int:
+    """Bytes of partition 1 that ``zpool create`` on a whole Linux disk gives ZFS.
+
+    Source: ``zpool_label_disk()`` in ``lib/libzfs/os/linux/libzfs_pool_os.c``: partition 1
+    starts at 1 MiB (``NEW_START_BLOCK`` = 2048 sectors of 512 B), partition 9 keeps
+    ``EFI_MIN_RESV_SIZE`` (16384 sectors) at the end, the GPT keeps 33 sectors (512 B LBAs)
+    after the last usable LBA, and partition 1 ends on a 2048-sector boundary. On 4Kn disks
+    the start and reserve are divided by 8 (the GPT's backup takes 5 sectors) while the end
+    alignment stays 2048 sectors.
+    """
+    if logical_sector not in (512, 4096):
+        raise ZsimError(f"logical sector {logical_sector} B is not 512 or 4096")
+    scale = 8 if logical_sector == 4096 else 1
+    total = disk_bytes // logical_sector
+    last_usable = total - (6 if scale == 8 else 34)
+    start, reserve = 2048 // scale, 16384 // scale
+    sectors = (last_usable + 1 - reserve - start) // 2048 * 2048
+    if sectors <= 0:
+        return 0
+    return sectors * logical_sector
+
+
+def leaf_asize(osize: int) -> int:
+    """Allocatable bytes of one leaf device of ``osize`` bytes (``vdev_open()``, vdev.c)."""
+    osize = osize // VDEV_LABEL_ALIGN * VDEV_LABEL_ALIGN
+    return osize - VDEV_LABEL_START_SIZE - VDEV_LABEL_END_SIZE
+
+
+def metaslab_shift(vdev_asize: int, version: ZfsVersion) -> int:
+    """log2 of the metaslab size chosen for a top-level vdev (``vdev_metaslab_set_size()``).
+
+    From 0.8.0 (PR #8324): about 200 metaslabs, at most 16 GiB each, at least 16 of them on
+    small vdevs, 512 MiB in between, and never more than 2^17. Before: ~200, no cap.
+    """
+    min_shift = 24 if version.at_least(0, 6, 5) else 17  # SPA_MAXBLOCKSHIFT then and now
+    if not version.at_least(0, 8):
+        return max((vdev_asize // ZFS_VDEV_DEFAULT_MS_COUNT).bit_length(), min_shift)
+    count = vdev_asize >> ZFS_VDEV_DEFAULT_MS_SHIFT
+    if count < ZFS_VDEV_MIN_MS_COUNT:
+        shift = (vdev_asize // ZFS_VDEV_MIN_MS_COUNT).bit_length()
+    elif count > ZFS_VDEV_DEFAULT_MS_COUNT:
+        shift = (vdev_asize // ZFS_VDEV_DEFAULT_MS_COUNT).bit_length()
+    else:
+        shift = ZFS_VDEV_DEFAULT_MS_SHIFT
+    shift = min(max(shift, min_shift), ZFS_VDEV_MAX_MS_SHIFT)
+    if (vdev_asize >> shift) > ZFS_VDEV_MS_COUNT_LIMIT:
+        shift = (vdev_asize // ZFS_VDEV_MS_COUNT_LIMIT).bit_length()
+    return shift
+
+
+def deflate_ratio(vdev: Vdev, ashift: int) -> int:
+    """Deflated bytes per 512 raw bytes (512 = no parity), from a 128 KiB block.
+
+    ``vdev_set_deflate_ratio()`` in vdev.c: ``2^17 / (psize_to_asize(2^17) >> 9)``, integer.
+    """
+    asize = psize_to_asize(vdev, SPA_OLD_MAXBLOCKSIZE, ashift)
+    return SPA_OLD_MAXBLOCKSIZE // (asize >> SPA_MINBLOCKSHIFT)
+
+
+def deflated(space: int, ratio: int) -> int:
+    """``vdev_deflated_space()``: raw bytes → the bytes datasets are charged."""
+    return (space >> SPA_MINBLOCKSHIFT) * ratio
+
+
+def slop_space(normal_dspace: int, embedded_log_dspace: int, version: ZfsVersion) -> int:
+    """Space kept back from ``zfs list`` AVAIL (``spa_get_slop_space()``, spa_misc.c).
+
+    ≤ 0.6.4: 1/64, at least 32 MiB; 0.6.5: 1/32, at least 32 MiB; 0.7: at least
+    min(½ pool, 128 MiB); 2.0.6/2.1: at most 128 GiB; 2.1: minus the embedded-log metaslabs
+    (at most half the slop).
+    """
+    if not version.at_least(0, 6, 5):
+        return max(normal_dspace >> 6, SPA_MINDEVSIZE // 2)
+    if not version.at_least(0, 7):
+        return max(normal_dspace >> SPA_SLOP_SHIFT, SPA_MINDEVSIZE // 2)
+    slop = normal_dspace >> SPA_SLOP_SHIFT
+    if version.at_least(2, 0, 6):
+        slop = min(slop, SPA_MAX_SLOP)
+    if version.at_least(2, 1):
+        slop -= min(embedded_log_dspace, slop >> 1)
+    return max(slop, min(normal_dspace >> 1, SPA_MIN_SLOP))
+
+
+# ---------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class VdevCapacity:
+    """One top-level vdev's space, from raw disk bytes down to what datasets can use.
+
+    The breakdown fields are losses in bytes and add up to ``raw_bytes``::
+
+        raw = labels + geometry + redundancy + padding + embedded_log + slop + usable
+
+    ``labels``: partitioning, 256 KiB alignment, labels and boot area. ``geometry``: unequal
+    children, dRAID reserve/row/group rounding, the metaslab tail and dRAID metaslab alignment.
+    ``redundancy``: mirror copies, or parity at the ideal (n−p)/n rate. ``padding``: what the
+    128 KiB deflate ratio loses beyond ideal parity (raidz skip sectors, dRAID full stripes).
+    For special, dedup and log vdevs ``usable_bytes`` is that class's space, which is never
+    part of the pool's AVAIL.
+    """
+
+    index: int
+    vclass: str
+    layout: str
+    devices: tuple[str, ...]
+    device_bytes: tuple[int, ...]
+    leaf_asize: int
+    vdev_asize: int
+    metaslab_shift: int
+    metaslab_count: int
+    deflate_ratio: int
+    raw_bytes: int  # Σ device bytes
+    metaslab_bytes: int  # metaslab space: this vdev's part of `zpool list` SIZE
+    dspace_bytes: int  # deflated metaslab space, embedded log included
+    embedded_log_bytes: int  # deflated metaslab moved to the embedded-log class
+    labels_bytes: int
+    geometry_bytes: int
+    redundancy_bytes: int
+    padding_bytes: int
+    slop_bytes: int
+    usable_bytes: int
+    effective_bytes: int  # logical data of the chosen recordsize/compression that fits
+
+
+@dataclass(frozen=True)
+class CapacityReport:
+    """Capacity of one layout: the `zsim capacity` JSON (``DESIGN.md`` §5) and more.
+
+    ``raw_bytes`` is Σ of the data disks (normal class, dRAID spares included); support
+    devices (special, dedup, log, cache, spare) are in ``support_raw_bytes``.
+    ``usable_bytes`` is ``zfs list`` USED+AVAIL of an empty pool's root dataset (AVAIL alone
+    is 0.2–1.5 MiB less, the metadata a new pool writes), or the block-device size for md.
+    """
+
+    layout: str
+    zpool_form: str
+    system: str
+    ashift: int | None
+    zfs_version: str | None
+    partitioning: str
+    recordsize: int
+    compress_ratio: float
+    disk_bytes: int
+    raw_bytes: int
+    support_raw_bytes: int
+    usable_bytes: int
+    efficiency: float
+    slop_bytes: int
+    zpool_size_bytes: int
+    zpool_usable_bytes: int
+    normal_dspace_bytes: int
+    embedded_log_bytes: int
+    special_embedded_log_bytes: int
+    special_bytes: int
+    log_bytes: int
+    cache_bytes: int
+    effective_bytes: int
+    effective_efficiency: float
+    fault_tolerance: int
+    vdevs: tuple[VdevCapacity, ...] = field(default_factory=tuple)
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document: SI base units (bytes), keys of ``DESIGN.md`` §5 and more."""
+        from zsim import __version__
+
+        out = asdict(self)
+        out["vdevs"] = [asdict(v) for v in self.vdevs]
+        for v in out["vdevs"]:
+            v["devices"] = list(v["devices"])
+            v["device_bytes"] = list(v["device_bytes"])
+        out["notes"] = list(self.notes)
+        out["units"] = "bytes"
+        out["zsim_version"] = __version__
+        return out
+
+
+# ---------------------------------------------------------------- ZFS
+
+
+def _device_bytes(
+    device: str,
+    vclass: str,
+    disk_size: int,
+    class_disk_size: Mapping[str, int],
+    disk_sizes: Mapping[str, int],
+) -> int:
+    if device in disk_sizes:
+        return disk_sizes[device]
+    return class_disk_size.get(vclass, disk_size)
+
+
+def _leaf_osize(device_bytes: int, partitioning: str, logical_sector: int) -> int:
+    if partitioning == "linux":
+        return linux_wholedisk_partition(device_bytes, logical_sector)
+    return device_bytes
+
+
+def _vdev_capacity(
+    index: int,
+    vdev: Vdev,
+    device_bytes: tuple[int, ...],
+    ashift: int,
+    version: ZfsVersion,
+    partitioning: str,
+    logical_sector: int,
+) -> dict[str, int]:
+    leaves = [leaf_asize(_leaf_osize(b, partitioning, logical_sector)) for b in device_bytes]
+    smallest = min(leaves)
+    if _leaf_osize(min(device_bytes), partitioning, logical_sector) < SPA_MINDEVSIZE:
+        raise ZsimError(
+            f"a {vdev.vclass} device of {min(device_bytes)} B is smaller than OpenZFS's 64 MiB "
+            f"minimum device size (SPA_MINDEVSIZE); give a larger disk size"
+        )
+    if vdev.kind == "draid":
+        asize = draid_vdev_asize(smallest, vdev.width, vdev.nspares, vdev.draid_groupwidth)
+        if asize <= 0:
+            raise ZsimError(
+                f"{vdev.compact()} has no allocatable space on disks this small; each child "
+                f"needs more than 32 MiB + one 16 MiB row per group"
+            )
+    elif vdev.kind == "raidz":
+        asize = smallest * vdev.width
+    else:
+        asize = smallest  # disk, or mirror: the smallest child
+    shift = metaslab_shift(asize, version)
+    count = asize >> shift
+    if count == 0:
+        raise ZsimError(f"{vdev.compact()} is too small to hold one metaslab; use larger disks")
+    if vdev.kind == "draid":
+        sizes = [
+            draid_metaslab_size(m << shift, 1 << shift, ashift, vdev.draid_groupwidth)
+            for m in range(count)
+        ]
+    else:
+        sizes = [1 << shift] * count
+    ratio = deflate_ratio(vdev, ashift)
+    dspace = sum(deflated(s, ratio) for s in sizes)
+    has_elog = (
+        version.at_least(2, 1)
+        and count > ZFS_EMBEDDED_SLOG_MIN_MS
+        and (vdev.vclass == "normal" or (vdev.vclass == "special" and version.at_least(2, 4)))
+    )
+    # vdev_metaslab_init() moves the emptiest metaslab; on a new vdev that is metaslab 0.
+    elog = deflated(sizes[0], ratio) if has_elog else 0
+    metaslab_bytes = sum(sizes)
+    raw = sum(device_bytes)
+    after_labels = sum(leaves)
+    copies = vdev.width if vdev.kind == "mirror" else 1
+    geometry = after_labels - copies * metaslab_bytes
+    if vdev.kind == "mirror":
+        redundancy = (copies - 1) * metaslab_bytes
+    elif vdev.kind == "raidz":
+        redundancy = metaslab_bytes * vdev.parity // vdev.width
+    elif vdev.kind == "draid":
+        redundancy = metaslab_bytes * vdev.parity // vdev.draid_groupwidth
+    else:
+        redundancy = 0
+    padding = metaslab_bytes - redundancy - dspace
+    return {
+        "leaf_asize": smallest,
+        "vdev_asize": asize,
+        "metaslab_shift": shift,
+        "metaslab_count": count,
+        "deflate_ratio": ratio,
+        "raw_bytes": raw,
+        "metaslab_bytes": metaslab_bytes,
+        "dspace_bytes": dspace,
+        "embedded_log_bytes": elog,
+        "labels_bytes": raw - after_labels,
+        "geometry_bytes": geometry,
+        "redundancy_bytes": redundancy,
+        "padding_bytes": padding,
+    }
+
+
+def _check_version_features(layout: ZfsLayout, version: ZfsVersion) -> None:
+    if any(v.kind == "draid" for v in layout.vdevs) and not version.at_least(2, 1):
+        raise ZsimError(f"dRAID needs OpenZFS 2.1 or later, not {version}; set zfs_version ≥ 2.1")
+    if layout.of_class("special", "dedup") and not version.at_least(0, 8):
+        raise ZsimError(
+            f"special and dedup vdevs need OpenZFS 0.8 or later, not {version}; "
+            f"set zfs_version ≥ 0.8"
+        )
+
+
+def _zfs_capacity(
+    layout: ZfsLayout,
+    disk_size: int,
+    ashift: int,
+    version: ZfsVersion,
+    partitioning: str,
+    recordsize: int,
+    compress_ratio: float,
+    class_disk_size: Mapping[str, int],
+    disk_sizes: Mapping[str, int],
+    logical_sector: int,
+) -> tuple[dict[str, Any], list[VdevCapacity]]:
+    _check_version_features(layout, version)
+    parts: list[tuple[Vdev, tuple[int, ...], dict[str, int]]] = []
+    for index, vdev in enumerate(layout.vdevs):
+        sizes = tuple(
+            _device_bytes(d, vdev.vclass, disk_size, class_disk_size, disk_sizes)
+            for d in vdev.devices
+        )
+        if vdev.vclass in ("cache", "spare"):
+            parts.append((vdev, sizes, {}))
+            continue
+        parts.append(
+            (vdev, sizes, _vdev_capacity(index, vdev, sizes, ashift, version, partitioning,
+                                         logical_sector))
+        )
+    normal = [p for p in parts if p[0].vclass == "normal"]
+    elog_normal = sum(p[2]["embedded_log_bytes"] for p in normal)
+    elog_special = sum(p[2]["embedded_log_bytes"] for p in parts if p[0].vclass == "special")
+    normal_dspace = sum(p[2]["dspace_bytes"] for p in normal) - elog_normal
+    slop = slop_space(normal_dspace, elog_normal + elog_special, version)
+    usable = max(0, normal_dspace - slop)
+    zpool_size = sum(p[2]["metaslab_bytes"] for p in parts if p[0].vclass in SIZED_CLASSES)
+    zpool_usable = sum(p[2]["dspace_bytes"] for p in parts if p[0].vclass in SIZED_CLASSES)
+
+    record_psize = compressed_psize(recordsize, compress_ratio, ashift)
+    vdevs: list[VdevCapacity] = []
+    slop_left = slop
+    normal_ids = [id(p[0]) for p in normal]
+    for index, (vdev, sizes, info) in enumerate(parts):
+        if not info:
+            vdevs.append(_support_device(index, vdev, sizes))
+            continue
+        rd_v = info["dspace_bytes"] - info["embedded_log_bytes"]
+        if vdev.vclass == "normal":
+            is_last = id(vdev) == normal_ids[-1]
+            share = slop_left if is_last else (slop * rd_v // normal_dspace if normal_dspace else 0)
+            slop_left -= share
+            usable_v = rd_v - share
+            raw_avail = usable_v * 512 // info["deflate_ratio"]
+            effective = raw_avail * recordsize // psize_to_asize(vdev, record_psize, ashift)
+        else:  # special/dedup/log: the class's own space, never in AVAIL
+            share, usable_v, effective = 0, rd_v, 0
+        vdevs.append(
+            VdevCapacity(
+                index=index,
+                vclass=vdev.vclass,
+                layout=vdev.compact(),
+                devices=vdev.devices,
+                device_bytes=sizes,
+                slop_bytes=share,
+                usable_bytes=usable_v,
+                effective_bytes=effective,
+                **info,
+            )
+        )
+    totals = {
+        "usable_bytes": usable,
+        "slop_bytes": slop,
+        "zpool_size_bytes": zpool_size,
+        "zpool_usable_bytes": zpool_usable,
+        "normal_dspace_bytes": normal_dspace,
+        "embedded_log_bytes": elog_normal,
+        "special_embedded_log_bytes": elog_special,
+        "effective_bytes": sum(v.effective_bytes for v in vdevs),
+    }
+    return totals, vdevs
+
+
+def _support_device(index: int, vdev: Vdev, sizes: tuple[int, ...]) -> VdevCapacity:
+    """Cache and spare devices: whole devices outside the pool's space accounting."""
+    raw = sum(sizes)
+    return VdevCapacity(
+        index=index, vclass=vdev.vclass, layout=vdev.compact(), devices=vdev.devices,
+        device_bytes=sizes, leaf_asize=0, vdev_asize=0, metaslab_shift=0, metaslab_count=0,
+        deflate_ratio=512, raw_bytes=raw, metaslab_bytes=0, dspace_bytes=0,
+        embedded_log_bytes=0, labels_bytes=0, geometry_bytes=0, redundancy_bytes=raw,
+        padding_bytes=0, slop_bytes=0, usable_bytes=0, effective_bytes=0,
+    )
+
+
+# ---------------------------------------------------------------- public API
+
+
+def capacity(
+    layout: str | Layout,
+    disk_size: int | str,
+    *,
+    ashift: int | str = 12,
+    recordsize: int | str = 128 * KiB,
+    compress_ratio: float = 1.0,
+    zfs_version: str | ZfsVersion | None = None,
+    partitioning: Partitioning = "linux",
+    logical_sector: int = 512,
+    class_disk_size: Mapping[str, int | str] | None = None,
+    disk_sizes: Mapping[str, int | str] | None = None,
+) -> CapacityReport:
+    """Usable capacity of ``layout`` built from disks of ``disk_size`` bytes.
+
+    Parameters
+    ----------
+    layout : layout string (``DESIGN.md`` §3) or a parsed layout.
+    disk_size : bytes per disk (int, or text such as ``"12TB"``).
+    ashift : log2 sector size ZFS uses (9…16); default 12 (4 KiB).
+    recordsize : block size for the *effective* capacity (bytes or ``"1M"``). ``zfs list``
+        figures do not depend on it (they always use the 128 KiB deflate ratio).
+    compress_ratio : assumed logical ÷ physical size of a record, for effective capacity.
+    zfs_version : release that creates the pool (``"2.2"``, ``"master"``); default current.
+    partitioning : ``"linux"`` — what ``zpool create`` does with a whole disk on Linux
+        (1 MiB start, 8 MiB partition 9); ``"none"`` — the device is given to ZFS as it is
+        (a partition, file or LUN of exactly ``disk_size`` bytes).
+    logical_sector : the disks' logical sector size (512 or 4096), for the partition table.
+    class_disk_size : per-class device size, e.g. ``{"log": "400GB", "special": "960GB"}``.
+    disk_sizes : per-device size by name (``zpool create`` spelling), e.g. ``{"sdc": "10TB"}``.
+    """
+    tree = parse_layout(layout) if isinstance(layout, str) else layout
+    disk = parse_size(disk_size)
+    if disk <= 0:
+        raise ZsimError("disk size must be more than 0 bytes; give one like '12TB'")
+    shift = parse_ashift(ashift)
+    record = parse_size(recordsize)
+    if record < 512 or record > 16 * MiB or record & (record - 1):
+        raise ZsimError(
+            f"recordsize {record} B must be a power of two from 512 B to 16 MiB, e.g. '128K'"
+        )
+    if not isinstance(compress_ratio, int | float) or not compress_ratio >= 1:
+        raise ZsimError(
+            f"compress_ratio {compress_ratio!r} must be a number ≥ 1 (1.0 = incompressible)"
+        )
+    if partitioning not in PARTITIONINGS:
+        raise ZsimError(f"partitioning {partitioning!r} is not one of {', '.join(PARTITIONINGS)}")
+    version = parse_zfs_version(zfs_version)
+    per_class = {k: parse_size(v) for k, v in (class_disk_size or {}).items()}
+    per_device = {k: parse_size(v) for k, v in (disk_sizes or {}).items()}
+    if isinstance(tree, ZfsLayout):
+        unknown = set(per_device) - set(tree.devices)
+        if unknown:
+            raise ZsimError(
+                f"disk_sizes names {sorted(unknown)} that are not in the layout; use the names "
+                f"of {to_zpool(tree)!r}"
+            )
+        totals, vdevs = _zfs_capacity(
+            tree, disk, shift, version, partitioning, record, compress_ratio, per_class,
+            per_device, logical_sector,
+        )
+        return _report(tree, disk, shift, version, partitioning, record, compress_ratio,
+                       totals, vdevs)
+    if isinstance(tree, ZpoolOnBlock):
+        block = md_capacity(tree.block, disk)
+        inner = capacity(
+            "stripe 1", block.usable_bytes, ashift=shift, recordsize=record,
+            compress_ratio=compress_ratio, zfs_version=version, partitioning="none",
+        )
+        return _replace(
+            inner, layout=to_compact(tree), zpool_form=to_zpool(tree), system="zpool-on",
+            disk_bytes=disk, raw_bytes=block.raw_bytes,
+            efficiency=inner.usable_bytes / block.raw_bytes,
+            effective_efficiency=inner.effective_bytes / block.raw_bytes,
+            fault_tolerance=tree.fault_tolerance,
+            notes=(*inner.notes, f"ZFS sees one {block.usable_bytes} B block device: "
+                                 f"the md array's parity is below it"),
+        )
+    if isinstance(tree, MdArray):
+        return md_capacity(tree, disk, recordsize=record)
+    if isinstance(tree, BtrfsArray):
+        return _btrfs_capacity(tree, disk, record)
+    return _raw_capacity(tree, disk, record)
+
+
+def _report(
+    tree: ZfsLayout, disk: int, ashift: int, version: ZfsVersion, partitioning: str,
+    record: int, compress_ratio: float, totals: dict[str, Any], vdevs: list[VdevCapacity],
+) -> CapacityReport:
+    raw = sum(v.raw_bytes for v in vdevs if v.vclass == "normal")
+    support = sum(v.raw_bytes for v in vdevs if v.vclass != "normal")
+    by_class = {c: sum(v.metaslab_bytes for v in vdevs if v.vclass == c)
+                for c in ("special", "log")}
+    notes = []
+    if compress_ratio > 1 or record != 128 * KiB:
+        notes.append(
+            "effective_bytes is the logical data of this recordsize/compression that fits; "
+            "zfs list always charges blocks at the 128 KiB deflate ratio"
+        )
+    return CapacityReport(
+        layout=to_compact(tree),
+        zpool_form=to_zpool(tree),
+        system="zfs",
+        ashift=ashift,
+        zfs_version=str(version),
+        partitioning=partitioning,
+        recordsize=record,
+        compress_ratio=float(compress_ratio),
+        disk_bytes=disk,
+        raw_bytes=raw,
+        support_raw_bytes=support,
+        efficiency=totals["usable_bytes"] / raw if raw else 0.0,
+        special_bytes=by_class["special"],
+        log_bytes=by_class["log"],
+        cache_bytes=sum(v.raw_bytes for v in vdevs if v.vclass == "cache"),
+        effective_efficiency=totals["effective_bytes"] / raw if raw else 0.0,
+        fault_tolerance=tree.fault_tolerance,
+        vdevs=tuple(vdevs),
+        notes=tuple(notes),
+        **totals,
+    )
+
+
+def _replace(report: CapacityReport, **changes: Any) -> CapacityReport:
+    from dataclasses import replace
+
+    return replace(report, **changes)
+
+
+def _plain_report(
+    layout: Layout, system: str, disk: int, raw: int, usable: int, record: int,
+    fault_tolerance: int, notes: tuple[str, ...],
+) -> CapacityReport:
+    return CapacityReport(
+        layout=to_compact(layout), zpool_form=to_zpool(layout), system=system, ashift=None,
+        zfs_version=None, partitioning="none", recordsize=record, compress_ratio=1.0,
+        disk_bytes=disk, raw_bytes=raw, support_raw_bytes=0, usable_bytes=usable,
+        efficiency=usable / raw, slop_bytes=0, zpool_size_bytes=0, zpool_usable_bytes=0,
+        normal_dspace_bytes=0, embedded_log_bytes=0, special_embedded_log_bytes=0,
+        special_bytes=0, log_bytes=0, cache_bytes=0, effective_bytes=usable,
+        effective_efficiency=usable / raw, fault_tolerance=fault_tolerance, notes=notes,
+    )
+
+
+def md_capacity(
+    layout: str | MdArray, disk_size: int | str, *, recordsize: int | str = 128 * KiB
+) -> CapacityReport:
+    """Size of a Linux md array's block device (metadata 1.2, mdadm defaults).
+
+    ``usable_bytes`` is the array size; a filesystem on top takes its own share (ext4's
+    inode tables and journal are about 1.6 % with mkfs defaults) and is not subtracted.
+    """
+    tree = parse_layout(layout) if isinstance(layout, str) else layout
+    if not isinstance(tree, MdArray):
+        raise ZsimError(f"{to_compact(tree)!r} is not an md array; write e.g. 'md-raid6 8'")
+    disk = parse_size(disk_size)
+    members = [md_member_data_bytes(disk, tree.level, tree.chunk)] * tree.width
+    if members[0] <= 0:
+        raise ZsimError(f"disks of {disk} B are too small for md metadata; use larger disks")
+    usable = md_array_bytes(tree.level, members, tree.chunk)
+    offset = md_data_offset(disk)
+    notes = (
+        f"each member starts its data {offset} B in (metadata 1.2: superblock, bitmap, "
+        f"reshape headroom)",
+        "usable_bytes is the md block device; the filesystem on it is not subtracted",
+    )
+    return _plain_report(tree, "md", disk, disk * tree.width, usable, parse_size(recordsize),
+                         tree.fault_tolerance, notes)
+
+
+def _btrfs_capacity(tree: BtrfsArray, disk: int, record: int) -> CapacityReport:
+    """btrfs RAID1/RAID10 data space: every chunk twice; the first 1 MiB of each device is
+    reserved (``BTRFS_DEVICE_RANGE_RESERVED``). Metadata chunks and the global reserve come
+    out of this space as the filesystem fills and are not subtracted here."""
+    per_device = disk - MiB
+    usable = per_device * tree.width // 2
+    return _plain_report(tree, "btrfs", disk, disk * tree.width, usable, record, 1,
+                         ("metadata chunks and the global reserve are not subtracted",))
+
+
+def _raw_capacity(tree: RawDevices, disk: int, record: int) -> CapacityReport:
+    raw = disk * len(tree.devices)
+    return _plain_report(tree, "raw", disk, raw, raw, record, 0, ("bare devices, no redundancy",))

@@ -1,0 +1,278 @@
+"""The ``zsim`` command line. It only parses arguments, calls the API and prints.
+
+Exit codes: 0 success; 2 bad input (one line on stderr, no traceback); 1 an internal error
+(a bug: one line asking for a report, the traceback only with ``ZSIM_DEBUG=1``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+from zsim import __version__
+from zsim.capacity import PARTITIONINGS, CapacityReport, capacity
+from zsim.errors import ZsimError
+from zsim.hardware.catalog import list_profiles, load_profile
+from zsim.layout.grammar import parse_layout, to_compact, to_zpool
+from zsim.layout.tree import ZfsLayout
+from zsim.units import (
+    format_binary_size,
+    format_decimal_size,
+    format_rate,
+    format_size,
+    format_time,
+)
+from zsim.zfs.version import CURRENT
+
+
+class _UsageError(ZsimError):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports usage errors as one line and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(f"{message} (see '{self.prog} --help')")
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="zsim",
+        description="Performance and capacity simulator for ZFS pools and conventional RAID.",
+    )
+    parser.add_argument("--version", action="version", version=f"zsim {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    cap = sub.add_parser(
+        "capacity",
+        help="usable space of a layout, byte-exact against OpenZFS",
+        description="Usable capacity of a pool layout: zpool list SIZE, zfs list USED+AVAIL, "
+        "slop, per-vdev breakdown, and the effective capacity for a recordsize.",
+    )
+    cap.add_argument("layout", help="layout, e.g. '2x raidz2 6' or 'raidz2 sda sdb sdc sdd'")
+    size = cap.add_mutually_exclusive_group(required=True)
+    size.add_argument("--disk-size", help="bytes per disk: '12TB', '10.9TiB' or an integer")
+    size.add_argument("--disk", metavar="MODEL", help="take the size from a catalog profile")
+    cap.add_argument("--ashift", default="12", help="log2 sector size, 9…16 (default 12)")
+    cap.add_argument("--recordsize", default="128K", help="for effective capacity (default 128K)")
+    cap.add_argument("--compress-ratio", default="1.0", help="assumed compression ratio (≥ 1)")
+    cap.add_argument("--zfs-version", default=CURRENT, help=f"OpenZFS release (default {CURRENT})")
+    cap.add_argument(
+        "--partitioning",
+        choices=PARTITIONINGS,
+        default="linux",
+        help="'linux': zpool create on whole Linux disks (default); 'none': devices as given",
+    )
+    cap.add_argument("--log-size", help="size of each log device (default: --disk-size)")
+    cap.add_argument("--special-size", help="size of each special/dedup device")
+    cap.add_argument("--cache-size", help="size of each cache device")
+    cap.add_argument("--json", action="store_true", help="print the JSON document")
+
+    lay = sub.add_parser(
+        "layout",
+        help="parse a layout and print it in both spellings",
+        description="Check a layout and print its compact and zpool create spellings.",
+    )
+    lay.add_argument("layout")
+    lay.add_argument("--json", action="store_true")
+
+    mod = sub.add_parser(
+        "models",
+        help="list the hardware catalog, or show one profile",
+        description="List catalog profiles (models/), or show one with its sources.",
+    )
+    mod.add_argument("name", nargs="?", help="profile to show")
+    mod.add_argument("--kind", choices=("hdd", "ssd", "nvme", "hba"))
+    mod.add_argument("--json", action="store_true")
+    return parser
+
+
+def _compress_ratio(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ZsimError(f"--compress-ratio {text!r} is not a number; give e.g. 1.6") from None
+    return value
+
+
+def _cmd_capacity(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    logical_sector = 512
+    if args.disk:
+        profile = load_profile(args.disk)
+        if profile.kind == "hba":
+            raise ZsimError(f"--disk {args.disk!r} is an HBA; give a disk or SSD profile")
+        disk_size: int | str = profile.size_bytes
+        logical_sector = profile.logical_sector_bytes
+    else:
+        disk_size = args.disk_size
+    class_sizes = {}
+    for vclass, value in (("log", args.log_size), ("special", args.special_size),
+                          ("dedup", args.special_size), ("cache", args.cache_size)):
+        if value is not None:
+            class_sizes[vclass] = value
+    report = capacity(
+        args.layout,
+        disk_size,
+        ashift=args.ashift,
+        recordsize=args.recordsize,
+        compress_ratio=_compress_ratio(args.compress_ratio),
+        zfs_version=args.zfs_version,
+        partitioning=args.partitioning,
+        logical_sector=logical_sector,
+        class_disk_size=class_sizes,
+    )
+    return report.to_dict(), _capacity_text(report)
+
+
+def _capacity_text(r: CapacityReport) -> str:
+    lines = [f"layout      {r.layout}"]
+    if r.system == "zfs":
+        lines.append(f"zpool form  zpool create tank {r.zpool_form}")
+        lines.append(
+            f"OpenZFS     {r.zfs_version}, ashift {r.ashift} ({format_binary_size(1 << (r.ashift or 9))}"
+            f" sectors), partitioning: {r.partitioning}"
+        )
+    elif r.system == "md":
+        lines.append(f"mdadm       mdadm --create /dev/md0 {r.zpool_form}")
+    ndisks = round(r.raw_bytes / r.disk_bytes) if r.disk_bytes else 0
+    lines.append(f"disks       {ndisks} × {format_size(r.disk_bytes)} = {format_size(r.raw_bytes)} raw")
+    if r.support_raw_bytes:
+        lines.append(f"support     {format_size(r.support_raw_bytes)} of special/log/cache/spare devices")
+    lines.append("")
+    if r.system in ("zfs", "zpool-on"):
+        lines.append(f"zpool list SIZE      {format_size(r.zpool_size_bytes)}")
+        lines.append(f"zfs USED+AVAIL       {format_size(r.usable_bytes)}   "
+                     f"({r.efficiency:.1%} of raw)")
+        lines.append(f"slop (reserved)      {format_size(r.slop_bytes)}")
+        if r.embedded_log_bytes or r.special_embedded_log_bytes:
+            lines.append(f"embedded log         "
+                         f"{format_size(r.embedded_log_bytes + r.special_embedded_log_bytes)}")
+        if r.special_bytes:
+            lines.append(f"special class        {format_size(r.special_bytes)} (not in AVAIL)")
+        if r.log_bytes:
+            lines.append(f"log class            {format_size(r.log_bytes)} (not in AVAIL)")
+    else:
+        lines.append(f"usable               {format_size(r.usable_bytes)}   "
+                     f"({r.efficiency:.1%} of raw)")
+    lines.append(
+        f"effective            {format_size(r.effective_bytes)}   of {format_binary_size(r.recordsize)}"
+        f" records at {r.compress_ratio:.2f}× compression ({r.effective_efficiency:.1%} of raw)"
+    )
+    lines.append(f"fault tolerance      {r.fault_tolerance} disk(s) per vdev")
+    if r.vdevs:
+        lines.append("")
+        header = ("vdev", "class", "layout", "raw", "labels", "geometry", "redundancy",
+                  "padding", "emb.log", "slop", "usable", "metaslabs")
+        rows = [header]
+        for v in r.vdevs:
+            ms = f"{v.metaslab_count} × {format_binary_size(1 << v.metaslab_shift)}" \
+                if v.metaslab_count else "-"
+            rows.append((str(v.index), v.vclass, v.layout, *(
+                format_decimal_size(x) for x in (
+                    v.raw_bytes, v.labels_bytes, v.geometry_bytes, v.redundancy_bytes,
+                    v.padding_bytes, v.embedded_log_bytes, v.slop_bytes, v.usable_bytes)
+            ), ms))
+        widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+        for row in rows:
+            lines.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+        lines.append("(sizes in decimal units: 1 TB = 10^12 B; the columns add up to raw)")
+    lines.extend(f"note: {n}" for n in r.notes)
+    return "\n".join(lines)
+
+
+def _cmd_layout(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    tree = parse_layout(args.layout)
+    data: dict[str, Any] = {
+        "compact": to_compact(tree),
+        "zpool_form": to_zpool(tree),
+        "system": tree.system,
+        "fault_tolerance": tree.fault_tolerance,
+    }
+    lines = [f"compact     {data['compact']}", f"zpool form  {data['zpool_form']}"]
+    if isinstance(tree, ZfsLayout):
+        data["vdevs"] = [
+            {"class": v.vclass, "type": v.type_word(), "devices": list(v.devices)}
+            for v in tree.vdevs
+        ]
+        for v in tree.vdevs:
+            lines.append(f"  {v.vclass:<8} {v.type_word():<24} {' '.join(v.devices)}")
+    return data, "\n".join(lines)
+
+
+def _cmd_models(args: argparse.Namespace) -> tuple[Any, str]:
+    if args.name:
+        profile = load_profile(args.name)
+        data = profile.to_dict()
+        lines = [f"{profile.name}: {profile.vendor or ''} {profile.model or ''} ({profile.kind})"]
+        for key, value in data.items():
+            if key in ("name", "sources", "kind"):
+                continue
+            shown = _show_value(key, value)
+            source = profile.source_of(key) if key not in ("vendor", "model") else None
+            lines.append(f"  {key:<22} {shown}" + (f"   [{source}]" if source else ""))
+        return data, "\n".join(lines)
+    rows = []
+    for name in list_profiles(args.kind):
+        p = load_profile(name)
+        rows.append({"name": name, "kind": p.kind, "vendor": p.vendor, "model": p.model,
+                     "capacity_bytes": p.capacity_bytes or p.capacity})
+    text = "\n".join(
+        f"{r['name']:<32} {r['kind']:<5} {(r['vendor'] or '') + ' ' + (r['model'] or ''):<40} "
+        + (format_size(r["capacity_bytes"]) if r["capacity_bytes"] else "")
+        for r in rows
+    )
+    return rows, text
+
+
+def _show_value(key: str, value: Any) -> str:
+    from zsim.hardware.catalog import SCHEMA, parse_rate, parse_size, parse_time
+
+    parser = SCHEMA.get(key, (None,))[0]
+    if parser is parse_size and isinstance(value, int):
+        return format_size(value)
+    if parser is parse_rate:
+        return format_rate(value)
+    if parser is parse_time:
+        return format_time(value)
+    return str(value)
+
+
+_COMMANDS = {"capacity": _cmd_capacity, "layout": _cmd_layout, "models": _cmd_models}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help()
+            return 2
+        data, text = _COMMANDS[args.command](args)
+        out = json.dumps(data, indent=2, allow_nan=False) if args.json else text
+        sys.stdout.write(out + "\n")
+        return 0
+    except ZsimError as err:
+        sys.stderr.write(f"zsim: error: {err}\n")
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write("zsim: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as err:  # a bug, not bad input
+        if os.environ.get("ZSIM_DEBUG"):
+            raise
+        sys.stderr.write(
+            f"zsim: internal error: {type(err).__name__}: {err} — please report it "
+            f"(ZSIM_DEBUG=1 shows the traceback)\n"
+        )
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,21 @@
+"""Allocated size of a block on any top-level vdev kind (``vdev_psize_to_asize()``)."""
+
+from __future__ import annotations
+
+from zsim.layout.draid import draid_asize
+from zsim.layout.raidz import raidz_asize
+from zsim.layout.tree import Vdev
+
+
+def psize_to_asize(vdev: Vdev, psize: int, ashift: int) -> int:
+    """Bytes a block of ``psize`` bytes allocates on ``vdev`` (per copy for mirrors).
+
+    Mirrors and single disks round to whole sectors; raidz and dRAID add parity and padding
+    (:func:`~zsim.layout.raidz.raidz_asize`, :func:`~zsim.layout.draid.draid_asize`).
+    """
+    if vdev.kind == "raidz":
+        return raidz_asize(psize, ashift, vdev.width, vdev.parity)
+    if vdev.kind == "draid":
+        return draid_asize(psize, ashift, vdev.ndata, vdev.parity)
+    sector = 1 << ashift
+    return -(-psize // sector) * sector

@@ -1,0 +1,135 @@
+"""RAIDZ: how one block is laid out on the children, and how much space it allocates.
+
+The single place in zsim that knows RAIDZ geometry. Capacity (deflate ratio, effective
+capacity), the engines (which disks a read or write touches, and how much) and resilver
+(what a surviving column holds) all call these functions.
+
+Sources (OpenZFS ``module/zfs/vdev_raidz.c``):
+
+* :func:`raidz_asize` is ``vdev_raidz_psize_to_asize()`` (``vdev_raidz_asize()`` before 2.4),
+  without RAIDZ expansion (logical width = physical width);
+* :func:`raidz_column_map` is ``vdev_raidz_map_alloc()``: parity columns first, data columns
+  after, ``q`` full rows, ``bc`` "big" columns holding one sector more, skip (padding) sectors
+  counted from ``roundup(tot, p + 1) - tot``, and the raidz1 parity/data swap on odd MiB.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+def _roundup(x: int, multiple: int) -> int:
+    return -(-x // multiple) * multiple
+
+
+def raidz_asize(psize: int, ashift: int, width: int, parity: int) -> int:
+    """Bytes allocated on a raidz vdev for a block of ``psize`` bytes.
+
+    ``s`` data sectors, plus ``parity`` sectors per row of ``width - parity`` data sectors,
+    rounded up to a multiple of ``parity + 1`` sectors so no free gap is smaller than the
+    smallest allocation.
+    """
+    sectors = ((psize - 1) >> ashift) + 1
+    sectors += parity * ((sectors + width - parity - 1) // (width - parity))
+    sectors = _roundup(sectors, parity + 1)
+    return sectors << ashift
+
+
+@dataclass(frozen=True)
+class RaidzColumn:
+    """One column of a block on a raidz vdev.
+
+    ``child`` is the child index; ``offset`` the byte offset on that child; ``size`` the bytes
+    read or written there (0 for a column the block does not reach); ``is_parity`` marks the
+    first ``parity`` columns.
+    """
+
+    child: int
+    offset: int
+    size: int
+    is_parity: bool
+
+
+@dataclass(frozen=True)
+class RaidzMap:
+    """Where one block lives on a raidz vdev (``raidz_map_t`` of ``vdev_raidz_map_alloc``)."""
+
+    columns: tuple[RaidzColumn, ...]
+    skip_sectors: int  # padding sectors allocated after the big columns
+    skip_start: int  # column index where padding starts (``rm_skipstart``)
+    ashift: int
+
+    @property
+    def data_bytes(self) -> int:
+        return sum(c.size for c in self.columns if not c.is_parity)
+
+    @property
+    def parity_bytes(self) -> int:
+        return sum(c.size for c in self.columns if c.is_parity)
+
+    @property
+    def skip_bytes(self) -> int:
+        return self.skip_sectors << self.ashift
+
+    @property
+    def asize(self) -> int:
+        """Allocated bytes: data + parity + skip; equals :func:`raidz_asize`."""
+        return self.data_bytes + self.parity_bytes + self.skip_bytes
+
+    def children_touched(self, include_parity: bool) -> tuple[int, ...]:
+        """Children with bytes of this block (data only, or data and parity)."""
+        return tuple(
+            c.child for c in self.columns if c.size and (include_parity or not c.is_parity)
+        )
+
+
+def raidz_column_map(offset: int, psize: int, ashift: int, width: int, parity: int) -> RaidzMap:
+    """Lay out a block of ``psize`` bytes written at vdev byte ``offset`` on a raidz vdev.
+
+    ``offset`` must be sector-aligned. Columns are returned in map order: parity columns, then
+    data columns.
+    """
+    sector = 1 << ashift
+    if offset % sector:
+        raise ValueError(f"raidz offset {offset} is not a multiple of the sector size {sector}")
+    b = offset >> ashift
+    s = ((psize - 1) >> ashift) + 1
+    first = b % width
+    child_offset = (b // width) << ashift
+    data_cols = width - parity
+    q, r = divmod(s, data_cols)
+    bc = 0 if r == 0 else r + parity
+    tot = s + parity * (q + (0 if r == 0 else 1))
+    if q == 0:
+        acols = bc
+        scols = min(width, _roundup(bc, parity + 1))
+    else:
+        acols = scols = width
+    columns: list[list[int]] = []
+    for c in range(scols):
+        col = first + c
+        coff = child_offset
+        if col >= width:
+            col -= width
+            coff += sector
+        if c >= acols:
+            size = 0
+        elif c < bc:
+            size = (q + 1) << ashift
+        else:
+            size = q << ashift
+        columns.append([col, coff, size])
+    # raidz1 alternates which child holds parity on odd MiB so parity does not pile on one disk.
+    if parity == 1 and (offset & (1 << 20)) and len(columns) > 1:
+        columns[0][0], columns[1][0] = columns[1][0], columns[0][0]
+        columns[0][1], columns[1][1] = columns[1][1], columns[0][1]
+    skip = _roundup(tot, parity + 1) - tot
+    return RaidzMap(
+        columns=tuple(
+            RaidzColumn(child=c[0], offset=c[1], size=c[2], is_parity=i < parity)
+            for i, c in enumerate(columns)
+        ),
+        skip_sectors=skip,
+        skip_start=bc,
+        ashift=ashift,
+    )

@@ -1,0 +1,1 @@
+"""ZFS sub-models: release-dependent defaults, compression, and (later) ARC, txg, ZIL."""
