@@ -20,7 +20,9 @@ settings.register_profile(
     print_blob=True,
     suppress_health_check=[HealthCheck.too_slow],
 )
-settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "default"))
+settings.load_profile(
+    "ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "default")
+)
 
 
 def tools_required() -> bool:

@@ -6,7 +6,8 @@ naming the OpenZFS source it comes from; :func:`capacity` strings them together:
 per leaf       partition (Linux whole disk) → align to 256 KiB → − 4.5 MiB labels and boot area
 per top vdev   asize by type → metaslab size and count → raw = metaslab space
                deflate ratio from a 128 KiB block → dspace; one metaslab to the embedded log
-pool           normal-class dspace − slop (floor, cap, embedded-log credit) = ``zfs list`` USED+AVAIL
+pool           normal-class dspace − slop (floor, cap, embedded-log credit)
+               = ``zfs list`` USED+AVAIL
 
 See ``docs/architecture.md`` for who owns what and ``../shared/notes/capacity-rules.md`` for the
 derivation. Golden vectors from OpenZFS itself are in ``tests/data/openzfs-capacity-vectors.toml``.
@@ -17,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
+
+import numpy as np
 
 from zsim.errors import ZsimError
 from zsim.layout.alloc import psize_to_asize
@@ -296,22 +299,24 @@ def _vdev_capacity(
     if count == 0:
         raise ZsimError(f"{vdev.compact()} is too small to hold one metaslab; use larger disks")
     if vdev.kind == "draid":
-        sizes = [
-            draid_metaslab_size(m << shift, 1 << shift, ashift, vdev.draid_groupwidth)
-            for m in range(count)
-        ]
+        starts = np.arange(count, dtype=np.int64) << shift
+        sizes = draid_metaslab_size(starts, 1 << shift, ashift, vdev.draid_groupwidth)
+        metaslab_bytes = int(sizes.sum())
+        first_metaslab = int(sizes[0])
     else:
-        sizes = [1 << shift] * count
+        metaslab_bytes = count << shift
+        first_metaslab = 1 << shift
     ratio = deflate_ratio(vdev, ashift)
-    dspace = sum(deflated(s, ratio) for s in sizes)
+    # Every metaslab is a whole number of 512 B units, so deflating the sum equals summing
+    # the per-metaslab deflated sizes as vdev_space_update() does.
+    dspace = deflated(metaslab_bytes, ratio)
     has_elog = (
         version.at_least(2, 1)
         and count > ZFS_EMBEDDED_SLOG_MIN_MS
         and (vdev.vclass == "normal" or (vdev.vclass == "special" and version.at_least(2, 4)))
     )
     # vdev_metaslab_init() moves the emptiest metaslab; on a new vdev that is metaslab 0.
-    elog = deflated(sizes[0], ratio) if has_elog else 0
-    metaslab_bytes = sum(sizes)
+    elog = deflated(first_metaslab, ratio) if has_elog else 0
     raw = sum(device_bytes)
     after_labels = sum(leaves)
     copies = vdev.width if vdev.kind == "mirror" else 1
@@ -324,7 +329,7 @@ def _vdev_capacity(
         redundancy = metaslab_bytes * vdev.parity // vdev.draid_groupwidth
     else:
         redundancy = 0
-    padding = metaslab_bytes - redundancy - dspace
+    padding = copies * metaslab_bytes - redundancy - dspace
     return {
         "leaf_asize": smallest,
         "vdev_asize": asize,
@@ -375,8 +380,11 @@ def _zfs_capacity(
             parts.append((vdev, sizes, {}))
             continue
         parts.append(
-            (vdev, sizes, _vdev_capacity(index, vdev, sizes, ashift, version, partitioning,
-                                         logical_sector))
+            (
+                vdev,
+                sizes,
+                _vdev_capacity(index, vdev, sizes, ashift, version, partitioning, logical_sector),
+            )
         )
     normal = [p for p in parts if p[0].vclass == "normal"]
     elog_normal = sum(p[2]["embedded_log_bytes"] for p in normal)
@@ -435,11 +443,27 @@ def _support_device(index: int, vdev: Vdev, sizes: tuple[int, ...]) -> VdevCapac
     """Cache and spare devices: whole devices outside the pool's space accounting."""
     raw = sum(sizes)
     return VdevCapacity(
-        index=index, vclass=vdev.vclass, layout=vdev.compact(), devices=vdev.devices,
-        device_bytes=sizes, leaf_asize=0, vdev_asize=0, metaslab_shift=0, metaslab_count=0,
-        deflate_ratio=512, raw_bytes=raw, metaslab_bytes=0, dspace_bytes=0,
-        embedded_log_bytes=0, labels_bytes=0, geometry_bytes=0, redundancy_bytes=raw,
-        padding_bytes=0, slop_bytes=0, usable_bytes=0, effective_bytes=0,
+        index=index,
+        vclass=vdev.vclass,
+        layout=vdev.compact(),
+        devices=vdev.devices,
+        device_bytes=sizes,
+        leaf_asize=0,
+        vdev_asize=0,
+        metaslab_shift=0,
+        metaslab_count=0,
+        deflate_ratio=512,
+        raw_bytes=raw,
+        metaslab_bytes=0,
+        dspace_bytes=0,
+        embedded_log_bytes=0,
+        labels_bytes=0,
+        geometry_bytes=0,
+        redundancy_bytes=raw,
+        padding_bytes=0,
+        slop_bytes=0,
+        usable_bytes=0,
+        effective_bytes=0,
     )
 
 
@@ -504,25 +528,46 @@ def capacity(
                 f"of {to_zpool(tree)!r}"
             )
         totals, vdevs = _zfs_capacity(
-            tree, disk, shift, version, partitioning, record, compress_ratio, per_class,
-            per_device, logical_sector,
+            tree,
+            disk,
+            shift,
+            version,
+            partitioning,
+            record,
+            compress_ratio,
+            per_class,
+            per_device,
+            logical_sector,
         )
-        return _report(tree, disk, shift, version, partitioning, record, compress_ratio,
-                       totals, vdevs)
+        return _report(
+            tree, disk, shift, version, partitioning, record, compress_ratio, totals, vdevs
+        )
     if isinstance(tree, ZpoolOnBlock):
         block = md_capacity(tree.block, disk)
         inner = capacity(
-            "stripe 1", block.usable_bytes, ashift=shift, recordsize=record,
-            compress_ratio=compress_ratio, zfs_version=version, partitioning="none",
+            "stripe 1",
+            block.usable_bytes,
+            ashift=shift,
+            recordsize=record,
+            compress_ratio=compress_ratio,
+            zfs_version=version,
+            partitioning="none",
         )
         return _replace(
-            inner, layout=to_compact(tree), zpool_form=to_zpool(tree), system="zpool-on",
-            disk_bytes=disk, raw_bytes=block.raw_bytes,
+            inner,
+            layout=to_compact(tree),
+            zpool_form=to_zpool(tree),
+            system="zpool-on",
+            disk_bytes=disk,
+            raw_bytes=block.raw_bytes,
             efficiency=inner.usable_bytes / block.raw_bytes,
             effective_efficiency=inner.effective_bytes / block.raw_bytes,
             fault_tolerance=tree.fault_tolerance,
-            notes=(*inner.notes, f"ZFS sees one {block.usable_bytes} B block device: "
-                                 f"the md array's parity is below it"),
+            notes=(
+                *inner.notes,
+                f"ZFS sees one {block.usable_bytes} B block device: "
+                f"the md array's parity is below it",
+            ),
         )
     if isinstance(tree, MdArray):
         return md_capacity(tree, disk, recordsize=record)
@@ -532,13 +577,21 @@ def capacity(
 
 
 def _report(
-    tree: ZfsLayout, disk: int, ashift: int, version: ZfsVersion, partitioning: str,
-    record: int, compress_ratio: float, totals: dict[str, Any], vdevs: list[VdevCapacity],
+    tree: ZfsLayout,
+    disk: int,
+    ashift: int,
+    version: ZfsVersion,
+    partitioning: str,
+    record: int,
+    compress_ratio: float,
+    totals: dict[str, Any],
+    vdevs: list[VdevCapacity],
 ) -> CapacityReport:
     raw = sum(v.raw_bytes for v in vdevs if v.vclass == "normal")
     support = sum(v.raw_bytes for v in vdevs if v.vclass != "normal")
-    by_class = {c: sum(v.metaslab_bytes for v in vdevs if v.vclass == c)
-                for c in ("special", "log")}
+    by_class = {
+        c: sum(v.metaslab_bytes for v in vdevs if v.vclass == c) for c in ("special", "log")
+    }
     notes = []
     if compress_ratio > 1 or record != 128 * KiB:
         notes.append(
@@ -576,17 +629,42 @@ def _replace(report: CapacityReport, **changes: Any) -> CapacityReport:
 
 
 def _plain_report(
-    layout: Layout, system: str, disk: int, raw: int, usable: int, record: int,
-    fault_tolerance: int, notes: tuple[str, ...],
+    layout: Layout,
+    system: str,
+    disk: int,
+    raw: int,
+    usable: int,
+    record: int,
+    fault_tolerance: int,
+    notes: tuple[str, ...],
 ) -> CapacityReport:
     return CapacityReport(
-        layout=to_compact(layout), zpool_form=to_zpool(layout), system=system, ashift=None,
-        zfs_version=None, partitioning="none", recordsize=record, compress_ratio=1.0,
-        disk_bytes=disk, raw_bytes=raw, support_raw_bytes=0, usable_bytes=usable,
-        efficiency=usable / raw, slop_bytes=0, zpool_size_bytes=0, zpool_usable_bytes=0,
-        normal_dspace_bytes=0, embedded_log_bytes=0, special_embedded_log_bytes=0,
-        special_bytes=0, log_bytes=0, cache_bytes=0, effective_bytes=usable,
-        effective_efficiency=usable / raw, fault_tolerance=fault_tolerance, notes=notes,
+        layout=to_compact(layout),
+        zpool_form=to_zpool(layout),
+        system=system,
+        ashift=None,
+        zfs_version=None,
+        partitioning="none",
+        recordsize=record,
+        compress_ratio=1.0,
+        disk_bytes=disk,
+        raw_bytes=raw,
+        support_raw_bytes=0,
+        usable_bytes=usable,
+        efficiency=usable / raw,
+        slop_bytes=0,
+        zpool_size_bytes=0,
+        zpool_usable_bytes=0,
+        normal_dspace_bytes=0,
+        embedded_log_bytes=0,
+        special_embedded_log_bytes=0,
+        special_bytes=0,
+        log_bytes=0,
+        cache_bytes=0,
+        effective_bytes=usable,
+        effective_efficiency=usable / raw,
+        fault_tolerance=fault_tolerance,
+        notes=notes,
     )
 
 
@@ -612,8 +690,16 @@ def md_capacity(
         f"reshape headroom)",
         "usable_bytes is the md block device; the filesystem on it is not subtracted",
     )
-    return _plain_report(tree, "md", disk, disk * tree.width, usable, parse_size(recordsize),
-                         tree.fault_tolerance, notes)
+    return _plain_report(
+        tree,
+        "md",
+        disk,
+        disk * tree.width,
+        usable,
+        parse_size(recordsize),
+        tree.fault_tolerance,
+        notes,
+    )
 
 
 def _btrfs_capacity(tree: BtrfsArray, disk: int, record: int) -> CapacityReport:
@@ -622,8 +708,16 @@ def _btrfs_capacity(tree: BtrfsArray, disk: int, record: int) -> CapacityReport:
     out of this space as the filesystem fills and are not subtracted here."""
     per_device = disk - MiB
     usable = per_device * tree.width // 2
-    return _plain_report(tree, "btrfs", disk, disk * tree.width, usable, record, 1,
-                         ("metadata chunks and the global reserve are not subtracted",))
+    return _plain_report(
+        tree,
+        "btrfs",
+        disk,
+        disk * tree.width,
+        usable,
+        record,
+        1,
+        ("metadata chunks and the global reserve are not subtracted",),
+    )
 
 
 def _raw_capacity(tree: RawDevices, disk: int, record: int) -> CapacityReport:

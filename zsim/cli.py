@@ -111,10 +111,14 @@ def _cmd_capacity(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     else:
         disk_size = args.disk_size
     class_sizes = {}
-    for vclass, value in (("log", args.log_size), ("special", args.special_size),
-                          ("dedup", args.special_size), ("cache", args.cache_size)):
+    for vclass, value in (
+        ("log", args.log_size),
+        ("special", args.special_size),
+        ("dedup", args.special_size),
+        ("cache", args.cache_size),
+    ):
         if value is not None:
-            class_sizes[vclass] = value
+            class_sizes[vclass] = value  # noqa: PERF403 (a loop reads better with the filter)
     report = capacity(
         args.layout,
         disk_size,
@@ -134,52 +138,95 @@ def _capacity_text(r: CapacityReport) -> str:
     if r.system == "zfs":
         lines.append(f"zpool form  zpool create tank {r.zpool_form}")
         lines.append(
-            f"OpenZFS     {r.zfs_version}, ashift {r.ashift} ({format_binary_size(1 << (r.ashift or 9))}"
-            f" sectors), partitioning: {r.partitioning}"
+            f"OpenZFS     {r.zfs_version}, ashift {r.ashift} "
+            f"({format_binary_size(1 << (r.ashift or 9))} sectors), "
+            f"partitioning: {r.partitioning}"
         )
     elif r.system == "md":
         lines.append(f"mdadm       mdadm --create /dev/md0 {r.zpool_form}")
     ndisks = round(r.raw_bytes / r.disk_bytes) if r.disk_bytes else 0
-    lines.append(f"disks       {ndisks} × {format_size(r.disk_bytes)} = {format_size(r.raw_bytes)} raw")
+    lines.append(
+        f"disks       {ndisks} × {format_size(r.disk_bytes)} = {format_size(r.raw_bytes)} raw"
+    )
     if r.support_raw_bytes:
-        lines.append(f"support     {format_size(r.support_raw_bytes)} of special/log/cache/spare devices")
+        lines.append(
+            f"support     {format_size(r.support_raw_bytes)} of special/log/cache/spare devices"
+        )
     lines.append("")
     if r.system in ("zfs", "zpool-on"):
         lines.append(f"zpool list SIZE      {format_size(r.zpool_size_bytes)}")
-        lines.append(f"zfs USED+AVAIL       {format_size(r.usable_bytes)}   "
-                     f"({r.efficiency:.1%} of raw)")
+        lines.append(
+            f"zfs USED+AVAIL       {format_size(r.usable_bytes)}   ({r.efficiency:.1%} of raw)"
+        )
         lines.append(f"slop (reserved)      {format_size(r.slop_bytes)}")
         if r.embedded_log_bytes or r.special_embedded_log_bytes:
-            lines.append(f"embedded log         "
-                         f"{format_size(r.embedded_log_bytes + r.special_embedded_log_bytes)}")
+            lines.append(
+                f"embedded log         "
+                f"{format_size(r.embedded_log_bytes + r.special_embedded_log_bytes)}"
+            )
         if r.special_bytes:
             lines.append(f"special class        {format_size(r.special_bytes)} (not in AVAIL)")
         if r.log_bytes:
             lines.append(f"log class            {format_size(r.log_bytes)} (not in AVAIL)")
     else:
-        lines.append(f"usable               {format_size(r.usable_bytes)}   "
-                     f"({r.efficiency:.1%} of raw)")
+        lines.append(
+            f"usable               {format_size(r.usable_bytes)}   ({r.efficiency:.1%} of raw)"
+        )
     lines.append(
-        f"effective            {format_size(r.effective_bytes)}   of {format_binary_size(r.recordsize)}"
-        f" records at {r.compress_ratio:.2f}× compression ({r.effective_efficiency:.1%} of raw)"
+        f"effective            {format_size(r.effective_bytes)}   "
+        f"of {format_binary_size(r.recordsize)} records at {r.compress_ratio:.2f}× compression "
+        f"({r.effective_efficiency:.1%} of raw)"
     )
     lines.append(f"fault tolerance      {r.fault_tolerance} disk(s) per vdev")
     if r.vdevs:
         lines.append("")
-        header = ("vdev", "class", "layout", "raw", "labels", "geometry", "redundancy",
-                  "padding", "emb.log", "slop", "usable", "metaslabs")
+        header = (
+            "vdev",
+            "class",
+            "layout",
+            "raw",
+            "labels",
+            "geometry",
+            "redundancy",
+            "padding",
+            "emb.log",
+            "slop",
+            "usable",
+            "metaslabs",
+        )
         rows = [header]
         for v in r.vdevs:
-            ms = f"{v.metaslab_count} × {format_binary_size(1 << v.metaslab_shift)}" \
-                if v.metaslab_count else "-"
-            rows.append((str(v.index), v.vclass, v.layout, *(
-                format_decimal_size(x) for x in (
-                    v.raw_bytes, v.labels_bytes, v.geometry_bytes, v.redundancy_bytes,
-                    v.padding_bytes, v.embedded_log_bytes, v.slop_bytes, v.usable_bytes)
-            ), ms))
+            ms = (
+                f"{v.metaslab_count} × {format_binary_size(1 << v.metaslab_shift)}"
+                if v.metaslab_count
+                else "-"
+            )
+            rows.append(
+                (
+                    str(v.index),
+                    v.vclass,
+                    v.layout,
+                    *(
+                        format_decimal_size(x)
+                        for x in (
+                            v.raw_bytes,
+                            v.labels_bytes,
+                            v.geometry_bytes,
+                            v.redundancy_bytes,
+                            v.padding_bytes,
+                            v.embedded_log_bytes,
+                            v.slop_bytes,
+                            v.usable_bytes,
+                        )
+                    ),
+                    ms,
+                )
+            )
         widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-        for row in rows:
-            lines.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+        lines.extend(
+            "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+            for row in rows
+        )
         lines.append("(sizes in decimal units: 1 TB = 10^12 B; the columns add up to raw)")
     lines.extend(f"note: {n}" for n in r.notes)
     return "\n".join(lines)
@@ -199,8 +246,9 @@ def _cmd_layout(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
             {"class": v.vclass, "type": v.type_word(), "devices": list(v.devices)}
             for v in tree.vdevs
         ]
-        for v in tree.vdevs:
-            lines.append(f"  {v.vclass:<8} {v.type_word():<24} {' '.join(v.devices)}")
+        lines.extend(
+            f"  {v.vclass:<8} {v.type_word():<24} {' '.join(v.devices)}" for v in tree.vdevs
+        )
     return data, "\n".join(lines)
 
 
@@ -219,8 +267,15 @@ def _cmd_models(args: argparse.Namespace) -> tuple[Any, str]:
     rows = []
     for name in list_profiles(args.kind):
         p = load_profile(name)
-        rows.append({"name": name, "kind": p.kind, "vendor": p.vendor, "model": p.model,
-                     "capacity_bytes": p.capacity_bytes or p.capacity})
+        rows.append(
+            {
+                "name": name,
+                "kind": p.kind,
+                "vendor": p.vendor,
+                "model": p.model,
+                "capacity_bytes": p.capacity_bytes or p.capacity,
+            }
+        )
     text = "\n".join(
         f"{r['name']:<32} {r['kind']:<5} {(r['vendor'] or '') + ' ' + (r['model'] or ''):<40} "
         + (format_size(r["capacity_bytes"]) if r["capacity_bytes"] else "")
@@ -245,10 +300,28 @@ def _show_value(key: str, value: Any) -> str:
 _COMMANDS = {"capacity": _cmd_capacity, "layout": _cmd_layout, "models": _cmd_models}
 
 
+def _join_negative_values(argv: Sequence[str]) -> list[str]:
+    """``--disk-size -4TB`` → ``--disk-size=-4TB``, so the value reaches the unit parser and
+    its message ("negative") instead of argparse's "expected one argument"."""
+    out: list[str] = []
+    for arg in argv:
+        if (
+            out
+            and out[-1].startswith("--")
+            and "=" not in out[-1]
+            and arg[:2].startswith("-")
+            and arg[1:2].isdigit()
+        ):
+            out[-1] = f"{out[-1]}={arg}"
+        else:
+            out.append(arg)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(_join_negative_values(sys.argv[1:] if argv is None else argv))
         if args.command is None:
             parser.print_help()
             return 2

@@ -67,10 +67,15 @@ def _size_multiplier(unit: str, text: str, what: str, examples: str) -> tuple[in
         return 1, False
     if unit in ("b", "bit"):
         if what == "size":
-            raise UnitError(f"size {text!r} is in bits; sizes are in bytes, write 'B' (e.g. {examples})")
+            raise UnitError(
+                f"size {text!r} is in bits; sizes are in bytes, write 'B' (e.g. {examples})"
+            )
         return 1, True
     bits = False
     body = unit
+    if what == "size" and unit.islower() and unit.endswith("b") and not unit.endswith("bit"):
+        # '12tb', '512mib': typed in lower case, meant as bytes (a size in bits means nothing)
+        body = unit[:-1] + "B"
     if body.lower().endswith("bit"):
         bits, body = True, body[:-3]
     elif body.endswith("b") and len(body) >= 2:
@@ -78,8 +83,10 @@ def _size_multiplier(unit: str, text: str, what: str, examples: str) -> tuple[in
     elif body.endswith("B"):
         body = body[:-1]
     if bits and what == "size":
-        raise UnitError(f"size {text!r} is in bits; sizes are in bytes, write 'B' (e.g. {examples})")
-    binary = body.endswith(("i", "I"))
+        raise UnitError(
+            f"size {text!r} is in bits; sizes are in bytes, write 'B' (e.g. {examples})"
+        )
+    binary = body.endswith(("i", "I")) and len(body) == 2
     if binary:
         body = body[:-1]
     prefix = body.lower()
@@ -136,9 +143,7 @@ def parse_rate(value: str | int | float) -> float:
     if not isinstance(value, str):
         raise UnitError(f"rate {value!r} is not text or a number; write it like {RATE_EXAMPLES}")
     number, unit = _split(value, "rate", RATE_EXAMPLES)
-    if unit.endswith("/s"):
-        unit = unit[:-2]
-    elif unit.endswith("ps"):
+    if unit.endswith(("/s", "ps")):
         unit = unit[:-2]
     elif unit:
         raise UnitError(f"rate {value!r} has no '/s'; write it like {RATE_EXAMPLES}")
@@ -183,7 +188,9 @@ def parse_ashift(value: str | int) -> int:
     try:
         ashift = int(value)
     except (TypeError, ValueError):
-        raise UnitError(f"ashift {value!r} is not a whole number; use 9 (512 B) … 16 (64 KiB)")
+        raise UnitError(
+            f"ashift {value!r} is not a whole number; use 9 (512 B) … 16 (64 KiB)"
+        ) from None
     if not 9 <= ashift <= 16:
         raise UnitError(f"ashift {ashift} is out of range; OpenZFS accepts 9 (512 B) … 16 (64 KiB)")
     return ashift

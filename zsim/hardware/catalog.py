@@ -82,7 +82,12 @@ SCHEMA: dict[str, tuple[_Parser, tuple[str, ...], bool, str]] = {
     "part_number": (_text, KINDS, False, "vendor part number"),
     "notes": (_text, KINDS, False, "free text"),
     "capacity": (parse_size, _ALL_DEVICES, True, "marketed capacity, bytes ('12TB')"),
-    "capacity_bytes": (_integer, _ALL_DEVICES, True, "exact capacity in bytes (LBA count × sector)"),
+    "capacity_bytes": (
+        _integer,
+        _ALL_DEVICES,
+        True,
+        "exact capacity in bytes (LBA count × sector)",
+    ),
     "logical_sector": (_sector, _ALL_DEVICES, True, "logical sector, bytes (512 or 4096)"),
     "physical_sector": (_sector, _ALL_DEVICES, True, "physical sector, bytes (512 or 4096)"),
     "sector": (_sector, _ALL_DEVICES, True, "sector size, bytes, when logical = physical"),
@@ -208,8 +213,13 @@ class Profile:
         return out
 
 
-def parse_profile(data: Mapping[str, Any], name: str = "inline", *, require_sources: bool = False,
-                  where: str | None = None) -> Profile:
+def parse_profile(
+    data: Mapping[str, Any],
+    name: str = "inline",
+    *,
+    require_sources: bool = False,
+    where: str | None = None,
+) -> Profile:
     """Validate a profile table (a catalog file's contents or an inline scenario table)."""
     where = where or f"profile {name!r}"
     if not isinstance(data, Mapping):
@@ -237,8 +247,11 @@ def parse_profile(data: Mapping[str, Any], name: str = "inline", *, require_sour
             values[key] = parser(raw)
         except UnitError as err:
             raise CatalogError(f"{where}: {key} = {raw!r}: {err} ({what})") from None
-    missing = [k for k in _REQUIRED[kind] if k not in values and not (
-        k == "capacity" and "capacity_bytes" in values)]
+    missing = [
+        k
+        for k in _REQUIRED[kind]
+        if k not in values and not (k == "capacity" and "capacity_bytes" in values)
+    ]
     if missing:
         raise CatalogError(f"{where}: a {kind} profile needs {', '.join(missing)}")
     sources = data.get("sources", {})

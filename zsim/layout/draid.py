@@ -13,6 +13,12 @@ Sources (OpenZFS ``module/zfs/vdev_draid.c``, ``include/sys/vdev_draid.h``, from
 
 from __future__ import annotations
 
+from typing import TypeVar
+
+import numpy as np
+
+T = TypeVar("T", int, np.ndarray)
+
 DRAID_ROWHEIGHT = 1 << 24  # VDEV_DRAID_ROWHEIGHT = SPA_MAXBLOCKSIZE, 16 MiB
 DRAID_REFLOW_RESERVE = 2 * DRAID_ROWHEIGHT  # VDEV_DRAID_REFLOW_RESERVE, 32 MiB
 
@@ -30,8 +36,11 @@ def draid_vdev_asize(min_child_asize: int, children: int, nspares: int, groupwid
     return (child * (children - nspares)) // group_bytes * group_bytes
 
 
-def draid_metaslab_size(ms_start: int, ms_size: int, ashift: int, groupwidth: int) -> int:
-    """Usable bytes of the metaslab at ``ms_start``: start aligned up, size cut to whole groups."""
+def draid_metaslab_size(ms_start: T, ms_size: int, ashift: int, groupwidth: int) -> T:
+    """Usable bytes of the metaslab at ``ms_start``: start aligned up, size cut to whole groups.
+
+    ``ms_start`` may be an int or a numpy int64 array of starts (one per metaslab).
+    """
     unit = groupwidth << ashift
     astart = -(-ms_start // unit) * unit
     return (ms_size - (astart - ms_start)) // unit * unit

@@ -140,15 +140,16 @@ def _parse_zfs(tokens: list[str], text: str) -> ZfsLayout:
             raise LayoutError(
                 f"{text!r} needs {total} devices; zsim models at most {MAX_DEVICES} per pool"
             )
+    # Canonical order: data vdevs, then the support classes as zpool status lists them; within
+    # a class plain disks first, because in the zpool create spelling a device after a
+    # mirror/raidz/draid joins that group ("raidz1 a b c d" + "e" cannot be written otherwise).
+    class_rank = {c: i for i, c in enumerate(("normal", *SUPPORT_CLASSES))}
+    specs.sort(key=lambda s: (class_rank[s.vclass], s.type_word not in ("disk", "stripe")))
     names = (linux_disk_name(i) for i in range(MAX_DEVICES + 1))
     vdevs: list[Vdev] = []
     for spec in specs:
         vdevs.extend(_build(spec, names, text))
-    # Support classes after the data vdevs, as zpool status lists them.
-    ordered = [v for v in vdevs if v.vclass == "normal"]
-    for vclass in SUPPORT_CLASSES:
-        ordered.extend(v for v in vdevs if v.vclass == vclass)
-    layout = ZfsLayout(vdevs=tuple(ordered))
+    layout = ZfsLayout(vdevs=tuple(vdevs))
     _check_names(layout.devices, text)
     return layout
 
@@ -230,7 +231,9 @@ def _spec_from_args(word: str, args: list[str], repeat: int, vclass: VdevClass, 
         if word.startswith("draid") and re.search(r":\d+c", word):
             return _Spec(word, _draid_children_from_word(word, text), (), repeat, vclass)
         example = "stripe 4" if word == "stripe" else f"{word} 4"
-        raise LayoutError(f"'{word}' in {text!r} needs a disk count or device names, e.g. '{example}'")
+        raise LayoutError(
+            f"'{word}' in {text!r} needs a disk count or device names, e.g. '{example}'"
+        )
     if len(args) == 1 and _INTEGER.match(args[0]):
         return _Spec(word, _count(args[0], f"disks in '{word}'", text), (), repeat, vclass)
     _reject_integers(args, word, text)
@@ -312,9 +315,7 @@ def _make_vdev(word: str, devices: tuple[str, ...], vclass: VdevClass, text: str
         if not 1 <= parity <= MAX_PARITY:
             raise LayoutError(f"'{word}' in {text!r}: raidz parity must be 1, 2 or 3")
         if n < parity + 1:
-            fits = (
-                f"'raidz{n - 1} {n}' or 'mirror {n}'" if n >= 2 else "'stripe 1'"
-            )
+            fits = f"'raidz{n - 1} {n}' or 'mirror {n}'" if n >= 2 else "'stripe 1'"
             raise LayoutError(
                 f"raidz{parity} needs at least {parity + 1} disks (parity + 1) but {text!r} gives "
                 f"it {n}; use {parity + 1} or more disks, or {fits}"
@@ -454,7 +455,7 @@ def _parse_btrfs(tokens: list[str], text: str) -> BtrfsArray:
 
 
 def to_compact(layout: Layout) -> str:
-    """Print a layout in the compact spelling, grouping equal consecutive vdevs (``4x mirror 2``)."""
+    """Print a layout in the compact spelling, grouping equal neighbours (``4x mirror 2``)."""
     if not isinstance(layout, ZfsLayout):
         return layout.compact()
     parts: list[str] = []
@@ -508,6 +509,4 @@ def to_zpool(layout: Layout) -> str:
 def _mdadm_args(md: MdArray) -> str:
     chunk = "" if md.level == 1 else f" --chunk={md.chunk // 1024}K"
     layout = " --layout=n2" if md.level == 10 else ""
-    return (
-        f"--level={md.level} --raid-devices={md.width}{chunk}{layout} " + " ".join(md.devices)
-    )
+    return f"--level={md.level} --raid-devices={md.width}{chunk}{layout} " + " ".join(md.devices)

@@ -1,0 +1,106 @@
+"""The command line end to end, as a user runs it (subprocess, real exit codes)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+
+def zsim(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "zsim", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_capacity_json_matches_api():
+    from zsim.capacity import capacity
+
+    run = zsim("capacity", "raidz2 8", "--disk-size", "12000138625024", "--json")
+    assert run.returncode == 0, run.stderr
+    data = json.loads(run.stdout)
+    api = capacity("raidz2 8", 12_000_138_625_024, ashift=12).to_dict()
+    assert data == api
+    assert data["usable_bytes"] < data["raw_bytes"]
+    assert 0.7 < data["efficiency"] < 0.75
+
+
+def test_capacity_table_says_units():
+    run = zsim("capacity", "2x raidz2 6 log mirror 2", "--disk-size", "12TB", "--log-size", "400GB")
+    assert run.returncode == 0, run.stderr
+    assert "TB (" in run.stdout and "TiB)" in run.stdout
+    assert "zpool create tank raidz2 sda" in run.stdout
+    assert "log" in run.stdout and run.stderr == ""
+
+
+def test_capacity_from_catalog_disk():
+    run = zsim("capacity", "raidz2 8", "--disk", "seagate-ironwolf-12tb", "--json")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["disk_bytes"] == 12_000_138_625_024
+
+
+def test_md_and_layout_and_models_commands():
+    md = zsim("capacity", "md-raid6 8 chunk=64K", "--disk-size", "12TB")
+    assert md.returncode == 0 and "mdadm --create" in md.stdout
+    lay = zsim("layout", "draid2:8d:2s:24c + mirror 2", "--json")
+    assert lay.returncode == 0
+    assert json.loads(lay.stdout)["zpool_form"].startswith("draid2:8d:24c:2s sda")
+    models = zsim("models", "--kind", "hba")
+    assert models.returncode == 0 and "lsi-9300-8i" in models.stdout
+    one = zsim("models", "seagate-ironwolf-12tb")
+    assert one.returncode == 0 and "rpm" in one.stdout and "estimate:" in one.stdout
+
+
+def test_python_dash_m_and_version():
+    run = zsim("--version")
+    assert run.returncode == 0 and run.stdout.startswith("zsim ")
+
+
+BAD_INPUT = [
+    (["capacity", "raidz3 3", "--disk-size", "1TB"], "raidz3 needs at least 4 disks"),
+    (["capacity", "mirror 1", "--disk-size", "1TB"], "a mirror needs at least 2 disks"),
+    (["capacity", "raidz2 6", "--disk-size", "-4TB"], "negative"),
+    (["capacity", "raidz2 6", "--disk-size", "12XB"], "unknown unit"),
+    (["capacity", "raidz2 6", "--disk-size", "12TB", "--ashift", "20"], "ashift"),
+    (["capacity", "raidz2 6", "--disk-size", "12TB", "--recordsize", "100K"], "power of two"),
+    (
+        ["capacity", "raidz2 6", "--disk-size", "12TB", "--zfs-version", "banana"],
+        "not a release number",
+    ),
+    (["capacity", "raidz2 6", "--disk", "seagate-ironwolf-12t"], "did you mean"),
+    (["capacity", "raidz2 6", "--disk", "lsi-9300-8i"], "is an HBA"),
+    (["capacity", "draid2:8d:2s:10c", "--disk-size", "1TB"], "need 12 children"),
+    (["capacity", "raidz2 6 log raidz1 3", "--disk-size", "1TB"], "plain device or a mirror"),
+    (["capacity", "raidz2 6"], "required"),
+    (["capacity", "raidz2 6", "--disk-size", "12TB", "--compress-ratio", "lots"], "not a number"),
+    (["capacity", "raidz2 6", "--disk-size", "12TB", "--compress-ratio", "0.5"], "≥ 1"),
+    (
+        ["capacity", "draid2:4d:0s:6c", "--disk-size", "1TB", "--zfs-version", "2.0"],
+        "dRAID needs OpenZFS 2.1",
+    ),
+    (["frobnicate"], "invalid choice"),
+    (["capacity", "raidz2 6", "--disk-size", "32MB"], "64 MiB minimum"),
+    (["models", "no-such-disk"], "no hardware profile"),
+    (["layout", ""], "empty"),
+]
+
+
+@pytest.mark.parametrize(("args", "fragment"), BAD_INPUT, ids=[" ".join(a) for a, _ in BAD_INPUT])
+def test_bad_input_one_line_exit_2(args, fragment):
+    run = zsim(*args)
+    assert run.returncode == 2, (run.stdout, run.stderr)
+    assert run.stdout == ""
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1, run.stderr
+    assert lines[0].startswith("zsim: error: ")
+    assert fragment in lines[0]
+    assert "Traceback" not in run.stderr
