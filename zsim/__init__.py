@@ -6,6 +6,8 @@ The public API (see ``DESIGN.md`` §5 and ``README.md``)::
     zsim.capacity("raidz2 8", disk_size=12_000_138_625_024, ashift=12).to_dict()
     zsim.parse_layout("2x raidz2 6 log mirror 2")
     zsim.load_profile("seagate-ironwolf-12tb")
+    sc = zsim.load_scenario("examples/scenarios/ars-raidz2-8-1m-randwrite.toml")
+    zsim.simulate(sc, engine="des", seed=1).to_dict()
 """
 
 from __future__ import annotations
@@ -16,17 +18,26 @@ from zsim.capacity import CapacityReport, capacity, md_capacity
 from zsim.errors import CatalogError, LayoutError, UnitError, ZsimError
 from zsim.hardware.catalog import list_profiles, load_profile
 from zsim.layout.grammar import parse_layout
+from zsim.result import SimResult
+from zsim.scenario import Scenario, ScenarioError, load_scenario, scenario_from_dict
+from zsim.simulate import simulate
 
 __all__ = [
     "CapacityReport",
     "CatalogError",
     "LayoutError",
+    "Scenario",
+    "ScenarioError",
+    "SimResult",
     "UnitError",
     "ZsimError",
     "__version__",
     "capacity",
     "list_profiles",
     "load_profile",
+    "load_scenario",
     "md_capacity",
     "parse_layout",
+    "scenario_from_dict",
+    "simulate",
 ]

@@ -73,6 +73,26 @@ def _build_parser() -> argparse.ArgumentParser:
     cap.add_argument("--cache-size", help="size of each cache device")
     cap.add_argument("--json", action="store_true", help="print the JSON document")
 
+    sim = sub.add_parser(
+        "simulate",
+        help="predict what fio or dd measures on a pool (discrete-event engine)",
+        description="Run a scenario TOML (DESIGN.md §4) through an engine and print bandwidth, "
+        "IOPS, latency and the limiting resource.",
+    )
+    sim.add_argument("scenario", help="scenario TOML file")
+    sim.add_argument("--engine", choices=("des", "analytic", "baseline"), default="des")
+    sim.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    sim.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override one scenario key, e.g. --set pool.recordsize=1M (repeatable)",
+    )
+    sim.add_argument("--target-ci", type=float, default=0.02, help="stop at this 95%% CI")
+    sim.add_argument("--max-wall", type=float, default=60.0, help="wall-time cap, seconds")
+    sim.add_argument("--json", action="store_true", help="print the JSON document")
+
     lay = sub.add_parser(
         "layout",
         help="parse a layout and print it in both spellings",
@@ -232,6 +252,65 @@ def _capacity_text(r: CapacityReport) -> str:
     return "\n".join(lines)
 
 
+def _cmd_simulate(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    from zsim.scenario import load_scenario
+    from zsim.simulate import simulate
+
+    if not 0 < args.target_ci < 1:
+        raise ZsimError(f"--target-ci {args.target_ci} must be between 0 and 1, e.g. 0.02")
+    if args.max_wall <= 0:
+        raise ZsimError(f"--max-wall {args.max_wall} must be more than 0 seconds")
+    scenario = load_scenario(args.scenario, overrides=args.set)
+    result = simulate(
+        scenario,
+        engine=args.engine,
+        seed=args.seed,
+        target_ci=args.target_ci,
+        max_wall_seconds=args.max_wall,
+    )
+    return result.to_dict(), _simulate_text(result)
+
+
+def _simulate_text(r: Any) -> str:
+    sc = r.scenario
+    lines = [
+        f"scenario    {sc['pool']['layout']} of {sc['hardware']['disk_spec']}, "
+        f"{_workload_text(sc['workload'])}",
+        f"engine      {r.engine}" + (f", seed {r.seed}" if r.engine == "des" else ""),
+        "",
+        f"{'':<7}{'bandwidth':<32}{'IOPS':>10}  {'mean lat':>10}  {'p50':>10}  {'p99':>10}",
+    ]
+    for label, d in (("read", r.read), ("write", r.write)):
+        if d.iops == 0:
+            continue
+        lines.append(
+            f"{label:<7}{format_rate(d.bytes_per_s):<32}{d.iops:>10.0f}  "
+            f"{format_time(d.latency_mean):>10}  {format_time(d.latency_p50):>10}  "
+            f"{format_time(d.latency_p99):>10}"
+        )
+    lines.append("")
+    lines.append(f"limit       {r.limit}")
+    if r.utilization:
+        top = sorted(r.utilization.items(), key=lambda kv: -kv[1])[:4]
+        lines.append("busiest     " + ", ".join(f"{k} {v:.0%}" for k, v in top))
+    if r.ci_rel is not None:
+        lines.append(
+            f"precision   ±{r.ci_rel:.1%} (95% CI of the I/O rate), "
+            f"{r.sim_seconds:.1f} s simulated in {r.wall_seconds:.1f} s"
+        )
+    lines.extend(f"note: {n}" for n in r.notes)
+    return "\n".join(lines)
+
+
+def _workload_text(w: dict[str, Any]) -> str:
+    if w.get("tool") == "dd":
+        return f"dd {w.get('direction')} bs={w.get('bs')} streams={w.get('streams', 1)}"
+    return (
+        f"fio {w.get('rw')} bs={w.get('bs')} numjobs={w.get('numjobs', 1)} "
+        f"iodepth={w.get('iodepth', 1)}"
+    )
+
+
 def _cmd_layout(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     tree = parse_layout(args.layout)
     data: dict[str, Any] = {
@@ -297,7 +376,12 @@ def _show_value(key: str, value: Any) -> str:
     return str(value)
 
 
-_COMMANDS = {"capacity": _cmd_capacity, "layout": _cmd_layout, "models": _cmd_models}
+_COMMANDS = {
+    "capacity": _cmd_capacity,
+    "simulate": _cmd_simulate,
+    "layout": _cmd_layout,
+    "models": _cmd_models,
+}
 
 
 def _join_negative_values(argv: Sequence[str]) -> list[str]:

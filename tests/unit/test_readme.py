@@ -35,7 +35,10 @@ def test_cli_example_output_is_real():
     args = re.findall(r'"[^"]*"|\S+', command)[1:]
     run = subprocess.run(
         [sys.executable, "-m", "zsim", *(a.strip('"') for a in args)],
-        capture_output=True, text=True, check=True, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
     )
     assert run.stdout.strip() == shown.strip()
 

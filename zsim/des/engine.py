@@ -1,0 +1,709 @@
+"""The discrete-event engine: fio/dd clients → ZPL/ARC → DMU/txg → vdev queues → bus → devices.
+
+One SimPy environment; every component schedules its own next event with a timeout callback.
+The run stops when the 95 % half-width of the I/O rate (batch means after MSER-5 warm-up
+removal) is within ``target_ci`` of the mean, or at the simulated-time or wall-time cap.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import simpy
+
+from zsim.capacity import capacity
+from zsim.des.costs import CpuCosts, cpu_costs
+from zsim.des.hardware import BandwidthStage, CpuPool, Device, Path, after
+from zsim.des.stats import batch_means_halfwidth, mser5_truncation
+from zsim.des.vdev import ASYNC_READ, ASYNC_WRITE, SYNC_READ, SYNC_WRITE, LeafQueue, TopVdev
+from zsim.errors import ZsimError
+from zsim.hardware import flash, hdd
+from zsim.hardware.catalog import Profile
+from zsim.layout.alloc import psize_to_asize
+from zsim.layout.tree import ZfsLayout
+from zsim.result import DirectionStats, SimResult
+from zsim.zfs.arc import RecordCache, arc_data_bytes
+from zsim.zfs.compression import compressed_psize
+from zsim.zfs.txg import async_write_max_active, throttle_delay, txg_tunables
+from zsim.zfs.version import parse_zfs_version
+
+Callback = Callable[[], None]
+KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
+
+
+@dataclass(frozen=True)
+class RunControl:
+    """When to stop: ``target_ci`` relative half-width, caps in simulated and wall seconds."""
+
+    target_ci: float = 0.02
+    max_sim_seconds: float = 600.0
+    max_wall_seconds: float = 60.0
+    min_sim_seconds: float = 2.0
+    check_every: float = 1.0
+
+
+# ---------------------------------------------------------------- bus
+
+
+def _encoding(rate_line: float, interface: str) -> float:
+    """Payload bytes/s of a serial link from its line rate (bytes/s of raw bits ÷ 8):
+    SATA and SAS-1/2/3 use 8b/10b (80 %); SAS-4 (22.5 Gb/s) 128b/150b."""
+    return rate_line * (128 / 150 if rate_line > 2e9 else 0.8)
+
+
+_PCIE_GTS = {1: 2.5e9, 2: 5e9, 3: 8e9, 4: 16e9, 5: 32e9}
+
+
+def pcie_bytes_per_s(gen: int, lanes: int) -> float:
+    """Usable PCIe bandwidth: GT/s × lanes × encoding (8b/10b to gen 2, 128b/130b after)
+    × 0.91 for TLP headers (24 B per 256 B payload)."""
+    gts = _PCIE_GTS.get(gen, 8e9)
+    encoding = 0.8 if gen <= 2 else 128 / 130
+    return gts * lanes * encoding / 8 * (256 / 280)
+
+
+HBA_DEFAULT_IOPS = {2: 450_000, 3: 1_000_000}  # by SAS generation when max_iops is absent
+
+
+def _bus(env: simpy.Environment, sc: Any, names: list[str], disk: Profile) -> dict[str, Path]:
+    stages: dict[str, list[BandwidthStage]] = {n: [] for n in names}
+    hw = sc.hardware
+    link_line = disk.link_rate
+    if disk.kind in ("hdd", "ssd"):
+        if link_line is None:
+            link_line = 750e6  # SATA 6 Gb/s line rate when the profile does not say
+        if hw.hba is not None and hw.hba.lane_rate:
+            link_line = min(link_line, hw.hba.lane_rate)
+        per_link = max(1, hw.disks_per_link)
+        for start in range(0, len(names), per_link):
+            lane = BandwidthStage(env, f"link:{names[start]}", _encoding(link_line, "sas"))
+            for n in names[start : start + per_link]:
+                stages[n].append(lane)
+    else:  # NVMe: each drive has its own PCIe link
+        gen, lanes = disk.pcie_gen or 3, disk.pcie_lanes or 4
+        for n in names:
+            stages[n].append(BandwidthStage(env, f"link:{n}", pcie_bytes_per_s(gen, lanes)))
+    if hw.expander_bw:
+        expander = BandwidthStage(env, "expander", hw.expander_bw)
+        for n in names:
+            stages[n].append(expander)
+    if hw.hba is not None:  # tri-mode HBAs carry NVMe traffic through their own uplink too
+        iops = hw.hba.max_iops or HBA_DEFAULT_IOPS[3 if (hw.hba.lane_rate or 0) >= 1.5e9 else 2]
+        hba = BandwidthStage(
+            env, "hba", pcie_bytes_per_s(hw.hba.pcie_gen, hw.hba.pcie_lanes), per_io=1.0 / iops
+        )
+        for n in names:
+            stages[n].append(hba)
+    return {n: Path(stages[n]) for n in names}
+
+
+# ---------------------------------------------------------------- the ZFS model
+
+
+@dataclass
+class _Txg:
+    records: dict[tuple[int, int], None] = field(default_factory=dict)
+    bytes: int = 0
+    pending: int = 0
+
+
+class ZfsModel:
+    """Records, ARC, dirty data and txg sync over a set of top-level vdevs."""
+
+    def __init__(
+        self,
+        env: simpy.Environment,
+        sc: Any,
+        tops: list[TopVdev],
+        cpu: CpuPool,
+        costs: CpuCosts,
+        rng: np.random.Generator,
+    ):
+        self.env, self.sc, self.tops, self.cpu, self.costs = env, sc, tops, cpu, costs
+        pool, hw = sc.pool, sc.hardware
+        self.version = parse_zfs_version(hw.zfs_version)
+        self.recordsize = pool.recordsize
+        self.ashift = pool.ashift
+        ratio = pool.compress_ratio if pool.compression != "off" else 1.0
+        self.psize = compressed_psize(self.recordsize, ratio, self.ashift)
+        self.asizes = [psize_to_asize(t.vdev, self.psize, self.ashift) for t in tops]
+        cache_data = pool.primarycache == "all"
+        records = arc_data_bytes(hw.ram, self.version, ratio) // self.recordsize
+        self.arc = RecordCache(records if cache_data else 0)
+        self.txg = txg_tunables(hw.ram, self.version)
+        self.dirty = 0
+        self.open = _Txg()
+        self.syncing: _Txg | None = None
+        self.sync_wanted = False
+        self.last_sync_start = 0.0
+        self.throttled: deque[Callback] = deque()
+        self.last_wakeup = 0.0
+        self.delay_time = 0.0
+        self.inflight: dict[tuple[int, int], list[Callback]] = {}
+        self.location: dict[tuple[int, int], tuple[int, int]] = {}
+        self.rng = rng
+        self.leaf_queues = [leaf for t in tops for leaf in t.leaves]
+        self.txgs_synced = 0
+        # the rotor: equal shares per vdev visit, weighted by vdev size (free space)
+        spaces = np.array([t.space for t in tops], dtype=float)
+        self.weights = spaces / spaces.sum()
+        self.rotor = 0
+        self.rotor_left = self._aliquot(0)
+        after(env, self.txg.txg_timeout, self._timer)
+
+    # ---- placement
+    def _aliquot(self, index: int) -> int:
+        """Bytes placed on a vdev per rotor visit (``mg_aliquot``): 512 KiB × children up to
+        2.1, 1 MiB × data disks in 2.2–2.3, 2 MiB × data disks from 2.4 (metaslab.c)."""
+        top = self.tops[index]
+        if self.version.at_least(2, 4):
+            base = 2 * MiB * top.data_disks
+        elif self.version.at_least(2, 2):
+            base = MiB * top.data_disks
+        else:
+            base = 512 * KiB * top.vdev.width
+        return max(int(base * self.weights[index] * len(self.tops)), 1)
+
+    def _next_vdev(self) -> int:
+        """The rotor: stay on a vdev for its aliquot, then move on; returns the vdev index."""
+        if self.rotor_left <= 0:
+            self.rotor = (self.rotor + 1) % len(self.tops)
+            self.rotor_left = self._aliquot(self.rotor)
+        self.rotor_left -= self.asizes[self.rotor]
+        return self.rotor
+
+    def _fill(self) -> float:
+        """Allocated fraction of the pool: ``pool.allocated`` over usable space, else ``fill``."""
+        pool = self.sc.pool
+        if pool.allocated is not None:
+            usable = sum(t.space for t in self.tops)
+            return pool.allocated / usable if usable else 0.0
+        return pool.fill
+
+    def place_files(self, njobs: int, file_records: int) -> None:
+        """Lay out the jobs' files as fio does before a run: written sequentially just below
+        the pool's fill line, so each file's records are contiguous in allocation order."""
+        fill = min(0.95, max(0.0, self._fill()))
+        share = njobs * file_records / len(self.tops)
+        for t, asize in zip(self.tops, self.asizes, strict=True):
+            t.cursor = max(0, int(t.space * fill - share * asize))
+        for job in range(njobs):
+            for r in range(file_records):
+                v = self._next_vdev()
+                self.location[(job, r)] = (v, self.tops[v].allocate(self.asizes[v]))
+
+    def warm_arc(self, njobs: int, file_records: int) -> None:
+        """Steady state of uniform random access: a random sample of records is cached."""
+        total = njobs * file_records
+        take = min(self.arc.capacity, total)
+        if take == 0:
+            return
+        for index in self.rng.choice(total, size=take, replace=False):
+            self.arc.insert((int(index) // file_records, int(index) % file_records))
+
+    # ---- reads
+    def read_record(
+        self, key: tuple[int, int], klass: int, done: Callback, use_cache: bool = True
+    ) -> bool:
+        """Bring a record into memory; returns True if it was already there (a hit)."""
+        if key in self.open.records or (self.syncing and key in self.syncing.records):
+            done()
+            return True
+        if use_cache and self.arc.lookup(key):
+            done()
+            return True
+        waiting = self.inflight.get(key)
+        if waiting is not None:
+            waiting.append(done)
+            return False
+        self.inflight[key] = [done]
+        v, offset = self.location[key]
+        self.tops[v].io(offset, self.psize, False, klass, lambda: self._read_done(key, use_cache))
+        return False
+
+    def _read_done(self, key: tuple[int, int], use_cache: bool) -> None:
+        c = self.costs
+        work = c.zio + self.psize * (c.checksum_per_byte + c.decompress_per_byte)
+        self.cpu.run(work, lambda: self._read_ready(key, use_cache))
+
+    def _read_ready(self, key: tuple[int, int], use_cache: bool) -> None:
+        if use_cache:
+            self.arc.insert(key)
+        for cb in self.inflight.pop(key):
+            cb()
+
+    # ---- writes
+    def dirty_record(self, key: tuple[int, int], done: Callback) -> None:
+        """Admit a write to a record: throttle, then mark it dirty in the open txg."""
+        if self.dirty >= self.txg.dirty_max:
+            self.throttled.append(lambda: self.dirty_record(key, done))
+            return
+        delay = throttle_delay(self.dirty, self.txg)
+        if delay > 0:
+            now = self.env.now
+            wake = max(now + delay, self.last_wakeup + delay)
+            self.last_wakeup = wake
+            self.delay_time += wake - now
+            after(self.env, wake - now, self._admit, key, done)
+        else:
+            self._admit(key, done)
+
+    def _admit(self, key: tuple[int, int], done: Callback) -> None:
+        if key not in self.open.records:
+            self.open.records[key] = None
+            self.open.bytes += self.recordsize
+            self.dirty += self.recordsize
+            self._update_async_limit()
+        if self.open.bytes >= self.txg.sync_bytes:
+            self._want_sync()
+        done()
+
+    def _update_async_limit(self) -> None:
+        limit = async_write_max_active(self.dirty, self.txg)
+        for leaf in self.leaf_queues:
+            leaf.async_write_max = limit
+
+    def _timer(self) -> None:
+        if self.env.now - self.last_sync_start >= self.txg.txg_timeout - 1e-9 and self.open.records:
+            self._want_sync()
+        after(self.env, self.txg.txg_timeout, self._timer)
+
+    def _want_sync(self) -> None:
+        if self.syncing is None:
+            self._start_sync()
+        else:
+            self.sync_wanted = True
+
+    def _start_sync(self) -> None:
+        if not self.open.records:
+            return
+        txg, self.open = self.open, _Txg()
+        self.syncing = txg
+        self.sync_wanted = False
+        self.last_sync_start = self.env.now
+        keys = sorted(txg.records)  # dbuf sync order: by object, then block
+        txg.pending = len(keys)
+        c = self.costs
+        parity = max((t.vdev.parity for t in self.tops), default=0)
+        per_record = (
+            c.zio
+            + self.recordsize * c.compress_per_byte
+            + self.psize * (c.checksum_per_byte + (c.parity_per_byte if parity else 0.0))
+        )
+        for key in keys:
+            self.cpu.run(per_record, lambda k=key: self._write_record(txg, k))
+
+    def _write_record(self, txg: _Txg, key: tuple[int, int]) -> None:
+        v = self._next_vdev()
+        offset = self.tops[v].allocate(self.asizes[v])
+        self.location[key] = (v, offset)
+        self.tops[v].io(offset, self.psize, True, ASYNC_WRITE, lambda: self._record_written(txg))
+
+    def _record_written(self, txg: _Txg) -> None:
+        self.dirty -= self.recordsize
+        self._update_async_limit()
+        txg.pending -= 1
+        while self.throttled and self.dirty < self.txg.dirty_max:
+            self.throttled.popleft()()
+        if txg.pending == 0:
+            self._write_uberblocks(txg)
+
+    def _write_uberblocks(self, txg: _Txg) -> None:
+        """End of ``spa_sync()``: labels/uberblock written to every leaf with a cache flush."""
+        leaves = [(t, i) for t in self.tops for i in range(len(t.leaves))]
+        left = [len(leaves)]
+
+        def one_done() -> None:
+            left[0] -= 1
+            if left[0] == 0:
+                self._sync_done(txg)
+
+        for top, i in leaves:
+            top.leaves[i].add(_ub_zio(top, one_done))
+
+    def _sync_done(self, txg: _Txg) -> None:
+        for key in txg.records:
+            self.arc.insert(key)
+        self.syncing = None
+        self.txgs_synced += 1
+        if self.sync_wanted or self.open.bytes >= self.txg.sync_bytes:
+            self._start_sync()
+
+
+def _ub_zio(top: TopVdev, done: Callback) -> Any:
+    from zsim.des.vdev import Zio
+
+    # the uberblock ring lives in the labels at the start of the device
+    return Zio(
+        offset=128 * KiB,
+        nbytes=1 << top.ashift,
+        is_write=True,
+        klass=SYNC_WRITE,
+        done=done,
+        needs_flush=True,
+    )
+
+
+# ---------------------------------------------------------------- clients
+
+
+@dataclass
+class _Stats:
+    times: list[float] = field(default_factory=list)
+    latencies: list[float] = field(default_factory=list)
+    nbytes: list[int] = field(default_factory=list)
+    is_read: list[bool] = field(default_factory=list)
+
+
+class Job:
+    """One fio job (or dd stream): ``iodepth`` slots, calls into ZFS one at a time unless
+    direct I/O is honoured (then ``iodepth`` at once)."""
+
+    def __init__(self, engine: Engine, index: int, concurrency: int, slots: int):
+        self.engine, self.index = engine, index
+        self.concurrency, self.slots = concurrency, slots
+        self.waiting: deque[tuple[float, bool, int]] = deque()
+        self.running = 0
+        self.cursor = 0  # sequential position, bytes
+        self.prefetched_to = 0  # next record a sequential stream has not yet prefetched
+
+    def start(self) -> None:
+        for _ in range(self.slots):
+            self.submit()
+
+    def submit(self) -> None:
+        e = self.engine
+        is_read = e.next_is_read()
+        offset = e.next_offset(self)
+        self.waiting.append((e.env.now, is_read, offset))
+        self._pump()
+
+    def _pump(self) -> None:
+        while self.waiting and self.running < self.concurrency:
+            issued, is_read, offset = self.waiting.popleft()
+            self.running += 1
+            self.engine.call(self, issued, is_read, offset)
+
+    def finished(self, issued: float, is_read: bool, nbytes: int) -> None:
+        self.running -= 1
+        self.engine.record(issued, is_read, nbytes)
+        if not self.engine.stopped:
+            self.submit()
+        self._pump()
+
+
+class Engine:
+    """Builds the model from a scenario and runs it."""
+
+    def __init__(self, sc: Any, seed: int, control: RunControl):
+        self.sc, self.seed, self.control = sc, seed, control
+        self.env = simpy.Environment()
+        self.rng = np.random.default_rng(seed)
+        self.stopped = False
+        self.stats = _Stats()
+        w, pool, hw = sc.workload, sc.pool, sc.hardware
+        layout = sc.layout_tree()
+        if not isinstance(layout, ZfsLayout):
+            raise ZsimError(
+                f"the discrete-event engine models ZFS pools; {pool.layout!r} is a "
+                f"{layout.system} layout (md/btrfs performance arrives with engine II)"
+            )
+        if layout.of_class("log", "special", "dedup", "cache"):
+            raise ZsimError(
+                f"{pool.layout!r} has log/special/dedup/cache vdevs, which engine II models; "
+                f"simulate the data vdevs alone for now"
+            )
+        if w.tool == "trace":
+            raise ZsimError("trace replay is not modelled yet; use tool = 'fio' or 'dd'")
+        if (w.tool == "fio" and (w.sync or w.fsync)) or pool.sync == "always":
+            raise ZsimError(
+                "sync writes (sync/fsync or pool.sync = always) need the ZIL model of engine "
+                "II; drop them to simulate the async path"
+            )
+        self.version = parse_zfs_version(hw.zfs_version)
+        disk = hw.disk
+        rotating = disk.kind == "hdd"
+        cap = capacity(
+            layout,
+            disk.size_bytes,
+            ashift=pool.ashift,
+            zfs_version=self.version,
+            partitioning=pool.partitioning,
+            logical_sector=disk.logical_sector_bytes,
+        )
+        data_vdevs = [v for v in cap.vdevs if v.vclass == "normal"]
+        names = [d for v in layout.data_vdevs for d in v.devices]
+        paths = _bus(self.env, sc, names, disk)
+        self.stages = {s.name: s for p in paths.values() for s in p.stages}
+        model = hdd.hdd_params(disk) if rotating else flash.flash_params(disk)
+        agg = (MiB if self.version.at_least(0, 8) else 128 * KiB) if rotating else 128 * KiB
+        self.devices: dict[str, Device] = {}
+        tops = []
+        for vdev, vcap in zip(layout.data_vdevs, data_vdevs, strict=True):
+            leaves = []
+            for name in vdev.devices:
+                dev = Device(self.env, name, model, rotating, paths[name])
+                self.devices[name] = dev
+                leaves.append(LeafQueue(dev, agg))
+            tops.append(TopVdev(vdev, leaves, pool.ashift, vcap.metaslab_bytes, rotating))
+        self.cpu = CpuPool(self.env, hw.cpu_cores)
+        parity = max(v.parity for v in layout.data_vdevs)
+        self.costs = cpu_costs(
+            hw.cpu_ghz,
+            pool.checksum,
+            parity,
+            pool.compression,
+            w.source if w.tool == "dd" else "zero",
+        )
+        self.zfs = ZfsModel(self.env, sc, tops, self.cpu, self.costs, self.rng)
+        self._setup_workload()
+
+    # ---- workload shape
+    def _setup_workload(self) -> None:
+        w, rs = self.sc.workload, self.sc.pool.recordsize
+        if w.tool == "dd":
+            self.rw = "write" if w.direction == "write" else "read"
+            self.bs, njobs, slots, self.file_bytes = w.bs, w.streams, 1, w.bytes
+        else:
+            self.rw, self.bs, njobs = w.rw, w.bs, w.numjobs
+            slots = 1 if w.ioengine in ("psync", "sync") else w.iodepth
+            self.file_bytes = w.size
+        if self.bs <= 0:
+            raise ZsimError("workload bs must be more than 0")
+        self.file_records = max(1, -(-self.file_bytes // rs))
+        self.random = self.rw.startswith("rand")
+        self.read_fraction = {"read": 1.0, "randread": 1.0, "write": 0.0, "randwrite": 0.0}.get(
+            self.rw, (w.rwmixread / 100) if w.tool == "fio" else 0.5
+        )
+        self.direct = (
+            (w.tool == "fio" and w.direct and self.sc.pool.direct != "disabled")
+            or self.sc.pool.direct == "always"
+        ) and self.version.at_least(2, 3)
+        concurrency = slots if self.direct else 1
+        self.jobs = [Job(self, j, concurrency, slots) for j in range(njobs)]
+        self.zfs.place_files(njobs, self.file_records)
+        if self.read_fraction > 0 and self.random:
+            self.zfs.warm_arc(njobs, self.file_records)
+        self.prefetch_records = max(
+            1, (64 * MiB if self.version.at_least(2, 2) else 8 * MiB) // self.sc.pool.recordsize
+        )
+
+    def next_is_read(self) -> bool:
+        f = self.read_fraction
+        return f >= 1.0 or (f > 0.0 and self.rng.random() < f)
+
+    def next_offset(self, job: Job) -> int:
+        if self.random:
+            blocks = max(1, self.file_bytes // self.bs)
+            return int(self.rng.integers(blocks)) * self.bs
+        offset = job.cursor
+        job.cursor += self.bs
+        if job.cursor + self.bs > self.file_bytes:
+            job.cursor = 0
+            job.prefetched_to = 0
+        return offset
+
+    # ---- one call
+    def call(self, job: Job, issued: float, is_read: bool, offset: int) -> None:
+        c = self.costs
+        work = c.syscall + self.bs * c.copy_per_byte
+        if not is_read and self.sc.workload.tool == "dd":
+            work += self.bs * c.source_per_byte
+        rs = self.sc.pool.recordsize
+        first, last = offset // rs, (offset + self.bs - 1) // rs
+        keys = [(job.index, r % self.file_records) for r in range(first, last + 1)]
+
+        def finish() -> None:
+            job.finished(issued, is_read, self.bs)
+
+        def after_cpu() -> None:
+            if is_read:
+                self._read(job, keys, finish)
+            else:
+                self._write(keys, offset, finish)
+
+        self.cpu.run(work, after_cpu)
+
+    def _read(self, job: Job, keys: list[tuple[int, int]], done: Callback) -> None:
+        left = [len(keys)]
+
+        def one() -> None:
+            left[0] -= 1
+            if left[0] == 0:
+                done()
+
+        use_cache = not self.direct
+        for key in keys:
+            self.zfs.read_record(key, SYNC_READ, one, use_cache)
+        if not self.random:
+            self._prefetch(job, keys[-1][1])
+
+    def _prefetch(self, job: Job, record: int) -> None:
+        """zfetch: keep ``prefetch_records`` records ahead of a sequential stream."""
+        start = max(job.prefetched_to, record + 1)
+        end = min(self.file_records, record + 1 + self.prefetch_records)
+        for r in range(start, end):
+            self.zfs.read_record((job.index, r), ASYNC_READ, lambda: None, not self.direct)
+        job.prefetched_to = max(job.prefetched_to, end)
+
+    def _write(self, keys: list[tuple[int, int]], offset: int, done: Callback) -> None:
+        rs = self.sc.pool.recordsize
+        whole = offset % rs == 0 and self.bs % rs == 0
+        left = [len(keys)]
+
+        def one() -> None:
+            left[0] -= 1
+            if left[0] == 0:
+                done()
+
+        for key in keys:
+            if whole:
+                self.zfs.dirty_record(key, one)
+            else:
+                # partial record: read-modify-write unless the record is in memory
+                self.zfs.read_record(key, SYNC_READ, lambda k=key: self.zfs.dirty_record(k, one))
+
+    def record(self, issued: float, is_read: bool, nbytes: int) -> None:
+        s = self.stats
+        now = self.env.now
+        s.times.append(now)
+        s.latencies.append(now - issued)
+        s.nbytes.append(nbytes)
+        s.is_read.append(is_read)
+
+    # ---- run and measure
+    def run(self) -> SimResult:
+        wall_start = time.perf_counter()
+        for job in self.jobs:
+            job.start()
+        control = self.control
+        ci_rel, warmup, window = math.inf, 0.0, 0.0
+        while True:
+            self.env.run(until=self.env.now + control.check_every)
+            wall = time.perf_counter() - wall_start
+            if self.env.now >= control.min_sim_seconds:
+                ci_rel, warmup, window = self._precision()
+                if ci_rel <= control.target_ci:
+                    break
+            if self.env.now >= control.max_sim_seconds or wall >= control.max_wall_seconds:
+                break
+        self.stopped = True
+        return self._result(ci_rel, warmup, window, time.perf_counter() - wall_start)
+
+    def _series(self, window: float) -> np.ndarray:
+        times = np.asarray(self.stats.times)
+        bins = int(self.env.now // window)
+        counts = np.bincount((times // window).astype(int), minlength=bins + 1)[:bins]
+        return counts / window
+
+    def _window(self) -> float:
+        """Width of the rate series' bins: ≥ one txg period for writes (the rate breathes
+        with each sync), else long enough for ~20 completions per bin."""
+        n = len(self.stats.times)
+        rate = n / max(self.env.now, 1e-9)
+        window = 20 / rate if rate > 0 else self.env.now / 10
+        if self.read_fraction < 1.0:
+            sync_period = self.env.now / max(1, self.zfs.txgs_synced)
+            window = max(window, min(sync_period, self.zfs.txg.txg_timeout))
+        return max(window, self.env.now / 400)
+
+    def _precision(self) -> tuple[float, float, float]:
+        if len(self.stats.times) < 200:
+            return math.inf, 0.0, 0.0
+        window = self._window()
+        series = self._series(window)
+        if len(series) < 20:
+            return math.inf, 0.0, window
+        cut = mser5_truncation(series)
+        kept = series[cut:]
+        if len(kept) < 20:
+            return math.inf, cut * window, window
+        mean, half = batch_means_halfwidth(kept)
+        return (half / mean if mean > 0 else math.inf), cut * window, window
+
+    def _result(self, ci_rel: float, warmup: float, window: float, wall: float) -> SimResult:
+        s = self.stats
+        times = np.asarray(s.times)
+        keep = times >= warmup
+        span = self.env.now - warmup
+        lat = np.asarray(s.latencies)[keep]
+        nbytes = np.asarray(s.nbytes)[keep]
+        is_read = np.asarray(s.is_read, dtype=bool)[keep]
+
+        def direction(mask: np.ndarray) -> DirectionStats:
+            if not mask.any() or span <= 0:
+                return DirectionStats()
+            values = lat[mask]
+            return DirectionStats(
+                bytes_per_s=float(nbytes[mask].sum() / span),
+                iops=float(mask.sum() / span),
+                latency_mean=float(values.mean()),
+                latency_p50=float(np.percentile(values, 50)),
+                latency_p99=float(np.percentile(values, 99)),
+            )
+
+        util = self._utilization()
+        limit = self._limit(util)
+        notes = []
+        if not math.isfinite(ci_rel) or ci_rel > self.control.target_ci:
+            notes.append(
+                f"stopped at the time cap before the 95% CI reached "
+                f"{self.control.target_ci:.0%} (ci_rel {ci_rel:.3f})"
+            )
+        if self.sc.workload.direct and not self.direct:
+            notes.append(
+                f"O_DIRECT is buffered through the ARC on OpenZFS {self.version} "
+                f"(Direct I/O arrived in 2.3)"
+            )
+        hits, misses = self.zfs.arc.hits, self.zfs.arc.misses
+        return SimResult(
+            engine="des",
+            read=direction(is_read),
+            write=direction(~is_read),
+            limit=limit,
+            utilization=util,
+            seed=self.seed,
+            scenario=self.sc.to_dict(),
+            ci_rel=ci_rel if math.isfinite(ci_rel) else None,
+            sim_seconds=self.env.now,
+            wall_seconds=wall,
+            events=next(self.env._eid),  # events scheduled so far
+            warmup_seconds=warmup,
+            notes=tuple(notes),
+            details={
+                "arc_hit_ratio": hits / (hits + misses) if hits + misses else None,
+                "arc_records": self.zfs.arc.capacity,
+                "txgs_synced": self.zfs.txgs_synced,
+                "throttle_delay_s": self.zfs.delay_time,
+                "dirty_max_bytes": self.zfs.txg.dirty_max,
+                "device_ios": {n: d.ios for n, d in self.devices.items()},
+                "window_s": window,
+            },
+        )
+
+    def _utilization(self) -> dict[str, float]:
+        now = self.env.now
+        util = {f"disk:{n}": d.busy.utilization(now) for n, d in self.devices.items()}
+        for name, stage in self.stages.items():
+            util[name] = stage.busy.utilization(now)
+        util["cpu"] = self.cpu.busy.utilization(now)
+        return util
+
+    def _limit(self, util: dict[str, float]) -> str:
+        name, busiest = max(util.items(), key=lambda kv: kv[1])
+        if busiest >= 0.85:
+            return name
+        if self.read_fraction < 1.0 and self.zfs.delay_time > 0.2 * self.env.now:
+            return "txg"
+        return "client"
+
+
+def simulate_des(sc: Any, seed: int = 1, control: RunControl | None = None) -> SimResult:
+    """Run the discrete-event engine on a scenario (see :func:`zsim.simulate`)."""
+    return Engine(sc, seed, control or RunControl()).run()

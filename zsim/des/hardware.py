@@ -1,0 +1,208 @@
+"""Simulated hardware for the discrete-event engine: devices, bus stages and CPU cores.
+
+Everything is driven by SimPy timeouts with callbacks (no generator process per I/O): each
+object keeps its own queue and schedules its next completion, which keeps the engine near
+SimPy's raw event rate.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import simpy
+
+from zsim.hardware import flash, hdd
+
+Callback = Callable[[], None]
+
+
+def after(env: simpy.Environment, delay: float, fn: Callable[..., None], *args: Any) -> None:
+    """Call ``fn(*args)`` ``delay`` seconds from now (a SimPy timeout with a callback)."""
+    event = env.timeout(delay)
+    event.callbacks.append(lambda _e: fn(*args))
+
+
+@dataclass
+class DevIO:
+    """One I/O as the device sees it (possibly several ZFS I/Os aggregated)."""
+
+    offset: int
+    nbytes: int
+    is_write: bool
+    done: Callback
+    needs_flush: bool = False
+    issued: float = 0.0
+
+
+@dataclass
+class Busy:
+    """Busy-time bookkeeping of a resource with ``servers`` parallel servers."""
+
+    servers: int
+    active: int = 0
+    since: float = 0.0
+    area: float = 0.0  # ∫ active dt
+
+    def change(self, now: float, delta: int) -> None:
+        self.area += self.active * (now - self.since)
+        self.since = now
+        self.active += delta
+
+    def utilization(self, now: float, start: float = 0.0, area_at_start: float = 0.0) -> float:
+        area = self.area + self.active * (now - self.since)
+        span = now - start
+        return (area - area_at_start) / (span * self.servers) if span > 0 else 0.0
+
+
+class BandwidthStage:
+    """A FIFO stage that moves bytes at ``rate`` bytes/s plus ``per_io`` seconds per transfer:
+    a SAS/SATA lane, an expander/backplane, an HBA's PCIe link and controller."""
+
+    def __init__(self, env: simpy.Environment, name: str, rate: float, per_io: float = 0.0):
+        self.env, self.name, self.rate, self.per_io = env, name, rate, per_io
+        self.queue: deque[tuple[int, Callback]] = deque()
+        self.busy = Busy(1)
+
+    def transfer(self, nbytes: int, done: Callback) -> None:
+        self.queue.append((nbytes, done))
+        if self.busy.active == 0:
+            self._start()
+
+    def _start(self) -> None:
+        nbytes, done = self.queue.popleft()
+        self.busy.change(self.env.now, +1)
+        after(self.env, self.per_io + nbytes / self.rate, self._finish, done)
+
+    def _finish(self, done: Callback) -> None:
+        self.busy.change(self.env.now, -1)
+        if self.queue:
+            self._start()
+        done()
+
+
+class Path:
+    """The bus stages between host memory and one device, in order (lane, expander, HBA)."""
+
+    def __init__(self, stages: list[BandwidthStage]):
+        self.stages = stages
+
+    def carry(self, nbytes: int, done: Callback, index: int = 0) -> None:
+        if index == len(self.stages):
+            done()
+            return
+        self.stages[index].transfer(nbytes, lambda: self.carry(nbytes, done, index + 1))
+
+
+class Device:
+    """A disk or SSD serving :class:`DevIO` requests from its own queue.
+
+    HDD: one request on the mechanism at a time, chosen shortest-positioning-time-first among
+    up to ``ncq`` queued requests (NCQ/TCQ). Flash: up to ``parallelism`` requests at once.
+    Writes cross the bus before the device, reads after it.
+    """
+
+    NCQ_DEPTH = 32  # SATA NCQ / SAS TCQ depth the drive reorders over
+
+    def __init__(self, env: simpy.Environment, name: str, model: Any, rotating: bool, path: Path):
+        self.env, self.name, self.rotating, self.path = env, name, rotating, path
+        self.model = model
+        self.state = hdd.HddState() if rotating else None
+        self.slots = 1 if rotating else model.parallelism
+        self.queue: list[DevIO] = []
+        self.busy = Busy(self.slots)
+        self.written = 0
+        self.ios = 0
+        self.bytes = 0
+
+    def submit(self, io: DevIO) -> None:
+        io.issued = self.env.now
+        if io.is_write:
+            self.path.carry(io.nbytes, lambda: self._enqueue(io))
+        else:
+            self._enqueue(io)
+
+    def _enqueue(self, io: DevIO) -> None:
+        self.queue.append(io)
+        if self.busy.active < self.slots:
+            self._start()
+
+    def _start(self) -> None:
+        if self.rotating:
+            window = self.queue[: self.NCQ_DEPTH]
+            pending = [(q.offset, q.nbytes, q.is_write) for q in window]
+            index = hdd.choose_next(self.model, self.state, self.env.now, pending)
+            io = self.queue.pop(index)
+            seconds, _ = hdd.service(
+                self.model,
+                self.state,
+                self.env.now,
+                io.offset,
+                io.nbytes,
+                io.is_write,
+                io.needs_flush,
+            )
+        else:
+            io = self.queue.pop(0)
+            seconds = flash.service_time(
+                self.model, io.nbytes, io.is_write, self.written, busy=self.busy.active + 1
+            )
+            if io.is_write:
+                self.written += io.nbytes
+        self.busy.change(self.env.now, +1)
+        after(self.env, seconds, self._finish, io)
+
+    def _finish(self, io: DevIO) -> None:
+        self.busy.change(self.env.now, -1)
+        self.ios += 1
+        self.bytes += io.nbytes
+        if self.queue:
+            self._start()
+        if io.is_write:
+            io.done()
+        else:
+            self.path.carry(io.nbytes, io.done)
+
+    @property
+    def outstanding(self) -> int:
+        return self.busy.active + len(self.queue)
+
+
+@dataclass
+class _CpuJob:
+    seconds: float
+    done: Callback
+
+
+@dataclass
+class CpuPool:
+    """``cores`` identical cores; work is served FIFO on the first free core."""
+
+    env: simpy.Environment
+    cores: int
+    queue: deque[_CpuJob] = field(default_factory=deque)
+    busy: Busy = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.busy = Busy(self.cores)
+
+    def run(self, seconds: float, done: Callback) -> None:
+        if seconds <= 0:
+            done()
+            return
+        self.queue.append(_CpuJob(seconds, done))
+        if self.busy.active < self.cores:
+            self._start()
+
+    def _start(self) -> None:
+        job = self.queue.popleft()
+        self.busy.change(self.env.now, +1)
+        after(self.env, job.seconds, self._finish, job)
+
+    def _finish(self, job: _CpuJob) -> None:
+        self.busy.change(self.env.now, -1)
+        if self.queue:
+            self._start()
+        job.done()

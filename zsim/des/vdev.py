@@ -1,0 +1,212 @@
+"""The vdev layer of the engine: per-leaf I/O queues (classes, aggregation) and top-level vdevs
+that turn one block into leaf I/Os with the same maps capacity uses.
+
+Sources: ``module/zfs/vdev_queue.c`` (classes, min/max active, aggregation limits and gap
+rules), ``vdev_mirror.c`` (child selection by load and seek penalty), ``vdev_raidz.c`` via
+:func:`zsim.layout.raidz.raidz_column_map` (data columns only on reads; all columns on writes).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from zsim.des.hardware import Device, DevIO
+from zsim.layout.draid import draid_asize
+from zsim.layout.raidz import raidz_column_map
+from zsim.layout.tree import Vdev
+
+Callback = Callable[[], None]
+
+SYNC_READ, SYNC_WRITE, ASYNC_READ, ASYNC_WRITE = 0, 1, 2, 3
+CLASS_NAMES = ("sync_read", "sync_write", "async_read", "async_write")
+# (min_active, max_active) per class, vdev_queue.c defaults (async_write max is dynamic)
+CLASS_LIMITS = ((10, 10), (10, 10), (1, 3), (2, 10))
+READ_GAP_LIMIT = 32 * 1024  # zfs_vdev_read_gap_limit
+
+
+@dataclass(order=True)
+class Zio:
+    """One leaf I/O waiting in a vdev queue."""
+
+    offset: int
+    nbytes: int = field(compare=False)
+    is_write: bool = field(compare=False)
+    klass: int = field(compare=False)
+    done: Callback = field(compare=False)
+    needs_flush: bool = field(compare=False, default=False)
+
+
+class LeafQueue:
+    """``vdev_queue`` of one leaf: issue by class limits, aggregate adjacent I/Os."""
+
+    def __init__(self, device: Device, aggregation_limit: int):
+        self.device = device
+        self.aggregation_limit = aggregation_limit
+        self.pending: list[list[Zio]] = [[], [], [], []]
+        self.active = [0, 0, 0, 0]
+        self.async_write_max = CLASS_LIMITS[ASYNC_WRITE][1]
+        self.last_offset = 0
+
+    def add(self, zio: Zio) -> None:
+        queue = self.pending[zio.klass]
+        if zio.klass in (SYNC_READ, SYNC_WRITE):
+            queue.append(zio)  # FIFO classes
+        else:
+            bisect.insort(queue, zio)  # LBA-sorted classes
+        self._issue()
+
+    @property
+    def queued(self) -> int:
+        return sum(len(q) for q in self.pending) + sum(self.active)
+
+    def _max_active(self, klass: int) -> int:
+        return self.async_write_max if klass == ASYNC_WRITE else CLASS_LIMITS[klass][1]
+
+    def _next_class(self) -> int | None:
+        for klass in range(4):
+            if self.pending[klass] and self.active[klass] < CLASS_LIMITS[klass][0]:
+                return klass
+        for klass in range(4):
+            if self.pending[klass] and self.active[klass] < self._max_active(klass):
+                return klass
+        return None
+
+    def _issue(self) -> None:
+        while (klass := self._next_class()) is not None:
+            first = self.pending[klass].pop(0)
+            group = [first]
+            end = first.offset + first.nbytes
+            if klass != SYNC_WRITE:
+                queue = self.pending[klass]
+                while queue:
+                    nxt = queue[0]
+                    gap = nxt.offset - end
+                    allowed = READ_GAP_LIMIT if not first.is_write else 0
+                    if nxt.is_write != first.is_write or gap < 0 or gap > allowed:
+                        break
+                    if nxt.offset + nxt.nbytes - first.offset > self.aggregation_limit:
+                        break
+                    group.append(queue.pop(0))
+                    end = nxt.offset + nxt.nbytes
+            self.active[klass] += 1
+            self.last_offset = end
+            self.device.submit(
+                DevIO(
+                    offset=first.offset,
+                    nbytes=end - first.offset,
+                    is_write=first.is_write,
+                    needs_flush=any(z.needs_flush for z in group),
+                    done=lambda g=group, k=klass: self._complete(g, k),
+                )
+            )
+
+    def _complete(self, group: list[Zio], klass: int) -> None:
+        self.active[klass] -= 1
+        for zio in group:
+            zio.done()
+        self._issue()
+
+
+class _Countdown:
+    """Calls ``done`` after ``n`` calls to ``tick`` (a block waiting for its leaf I/Os)."""
+
+    __slots__ = ("done", "left")
+
+    def __init__(self, n: int, done: Callback):
+        self.left, self.done = n, done
+        if n == 0:
+            done()
+
+    def tick(self) -> None:
+        self.left -= 1
+        if self.left == 0:
+            self.done()
+
+
+class TopVdev:
+    """A top-level vdev: maps a block at a vdev offset to leaf I/Os and waits for them."""
+
+    def __init__(
+        self, vdev: Vdev, leaves: list[LeafQueue], ashift: int, space: int, rotating: bool
+    ):
+        self.vdev, self.leaves, self.ashift = vdev, leaves, ashift
+        self.space = space  # allocatable bytes (metaslab space)
+        self.rotating = rotating
+        self.cursor = 0  # allocation pointer for new (COW) writes
+        self.data_disks = {
+            "disk": 1,
+            "mirror": 1,
+            "raidz": vdev.width - vdev.parity,
+            "draid": vdev.ndata,
+        }[vdev.kind]
+        self.ndisks = vdev.width - vdev.nspares
+
+    def allocate(self, asize: int) -> int:
+        """Offset of a new block of ``asize`` bytes (sequential; wraps like a log)."""
+        if self.cursor + asize > self.space:
+            self.cursor = 0
+        offset = self.cursor
+        self.cursor += asize
+        return offset
+
+    def _leaf_ios(self, offset: int, psize: int, is_write: bool) -> list[tuple[int, int, int]]:
+        """(leaf index, leaf offset, bytes) for a block; reads skip parity."""
+        kind = self.vdev.kind
+        sector = 1 << self.ashift
+        if kind == "disk":
+            return [(0, offset, -(-psize // sector) * sector)]
+        if kind == "mirror":
+            size = -(-psize // sector) * sector
+            if is_write:
+                return [(i, offset, size) for i in range(len(self.leaves))]
+            return [(self._pick_mirror_child(offset), offset, size)]
+        if kind == "raidz":
+            m = raidz_column_map(offset, psize, self.ashift, self.vdev.width, self.vdev.parity)
+            return [
+                (c.child, c.offset, c.size)
+                for c in m.columns
+                if c.size and (is_write or not c.is_parity)
+            ]
+        # dRAID: whole rows of D data + P parity sectors; groups rotate over the non-spare
+        # children so every child shares the load (vdev_draid.c permutes them likewise).
+        rows = draid_asize(psize, self.ashift, self.vdev.ndata, self.vdev.parity) // (
+            self.vdev.draid_groupwidth << self.ashift
+        )
+        start = offset >> self.ashift
+        ios = []
+        for c in range(self.vdev.draid_groupwidth):
+            if not is_write and c < self.vdev.parity:
+                continue
+            leaf = (start + c) % self.ndisks
+            ios.append((leaf, ((start + c) // self.ndisks) * sector, rows * sector))
+        return ios
+
+    def _pick_mirror_child(self, offset: int) -> int:
+        """``vdev_mirror_child_select()``: least load = active I/Os + seek penalty
+        (rotating: 0 at the last offset, 2 within 1 MiB, else 5; SSD: 0 or 1)."""
+        best, best_load, tied = 0, None, []
+        for i, leaf in enumerate(self.leaves):
+            distance = abs(offset - leaf.last_offset)
+            if self.rotating:
+                penalty = 0 if distance == 0 else (2 if distance <= 1 << 20 else 5)
+            else:
+                penalty = 0 if distance == 0 else 1
+            load = leaf.queued + penalty
+            if best_load is None or load < best_load:
+                best, best_load, tied = i, load, [i]
+            elif load == best_load:
+                tied.append(i)
+        if len(tied) > 1:
+            best = tied[(offset >> 21) % len(tied)]
+        return best
+
+    def io(self, offset: int, psize: int, is_write: bool, klass: int, done: Callback) -> int:
+        """Issue a block read or write; ``done`` when every leaf I/O finished. Returns the
+        number of leaf I/Os."""
+        ios = self._leaf_ios(offset, psize, is_write)
+        countdown = _Countdown(len(ios), done)
+        for leaf, leaf_offset, nbytes in ios:
+            self.leaves[leaf].add(Zio(leaf_offset, nbytes, is_write, klass, countdown.tick))
+        return len(ios)

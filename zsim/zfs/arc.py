@@ -1,0 +1,63 @@
+"""ARC sizing by release, and the record cache the engine uses.
+
+Sources: ``arc_default_max()`` (``module/os/linux/zfs/arc_os.c``): ½ RAM up to 2.2.x;
+max(⅝ RAM, RAM − 1 GiB) from 2.3.0 (commit 6a629f3234). ``arc_c_min`` = max(RAM/32, 32 MiB).
+Metadata starts at 25 % of the target in 2.2+ (``arc_meta``); ≤ 2.1 metadata was bounded by
+``arc_meta_limit`` (75 % of arc_c_max) and data could use most of the ARC — zsim gives data
+75 % of the target in every release, the 2.2+ starting point, since fio/dd workloads carry
+little metadata.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from zsim.zfs.version import ZfsVersion
+
+GiB = 1 << 30
+DATA_SHARE = 0.75
+
+
+def arc_max_bytes(ram: int, version: ZfsVersion) -> int:
+    """Default ``zfs_arc_max`` on Linux for ``ram`` bytes of memory."""
+    if version.at_least(2, 3):
+        return max(ram * 5 // 8, ram - GiB)
+    return ram // 2
+
+
+def arc_data_bytes(ram: int, version: ZfsVersion, compress_ratio: float = 1.0) -> int:
+    """Logical bytes of file data the ARC holds when warm (compressed ARC: × compress_ratio)."""
+    return int(arc_max_bytes(ram, version) * DATA_SHARE * compress_ratio)
+
+
+class RecordCache:
+    """An LRU over records (the ARC's unit). With uniform random access its hit ratio is
+    min(1, C/N), which ARC, LRU and LFU all share; the record granularity is what matters."""
+
+    def __init__(self, capacity_records: int):
+        self.capacity = max(0, capacity_records)
+        self._lru: OrderedDict[object, None] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._lru
+
+    def lookup(self, key: object) -> bool:
+        if key in self._lru:
+            self._lru.move_to_end(key)
+            self.hits += 1
+            return True
+        self.misses += 1
+        return False
+
+    def insert(self, key: object) -> None:
+        if self.capacity == 0:
+            return
+        self._lru[key] = None
+        self._lru.move_to_end(key)
+        while len(self._lru) > self.capacity:
+            self._lru.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._lru)
