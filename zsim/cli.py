@@ -93,6 +93,16 @@ def _build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--max-wall", type=float, default=60.0, help="wall-time cap, seconds")
     sim.add_argument("--json", action="store_true", help="print the JSON document")
 
+    val = sub.add_parser(
+        "validate",
+        help="predicted vs measured on the bundled reference sets, with errors",
+        description="Run the bundled published measurements (Ars Technica IronWolf 8-disk "
+        "set) through zsim and the rule of thumb and print every error.",
+    )
+    val.add_argument("--seed", type=int, default=1)
+    val.add_argument("--target-ci", type=float, default=0.03)
+    val.add_argument("--json", action="store_true")
+
     lay = sub.add_parser(
         "layout",
         help="parse a layout and print it in both spellings",
@@ -311,6 +321,18 @@ def _workload_text(w: dict[str, Any]) -> str:
     )
 
 
+def _cmd_validate(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    from zsim.validate import ars_rows, summary, table
+
+    rows = ars_rows(seed=args.seed, target_ci=args.target_ci)
+    data = {
+        "reference": "ars-ironwolf8",
+        "rows": [r.to_dict() for r in rows],
+        "summary": summary(rows),
+    }
+    return data, table(rows)
+
+
 def _cmd_layout(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     tree = parse_layout(args.layout)
     data: dict[str, Any] = {
@@ -379,6 +401,7 @@ def _show_value(key: str, value: Any) -> str:
 _COMMANDS = {
     "capacity": _cmd_capacity,
     "simulate": _cmd_simulate,
+    "validate": _cmd_validate,
     "layout": _cmd_layout,
     "models": _cmd_models,
 }

@@ -100,7 +100,30 @@ def _bus(env: simpy.Environment, sc: Any, names: list[str], disk: Profile) -> di
         )
         for n in names:
             stages[n].append(hba)
+    _mark_passive(stages, disk)
     return {n: Path(stages[n]) for n in names}
+
+
+def _peak(disk: Profile) -> tuple[float, float]:
+    """A device's peak bytes/s and I/Os per second over its link (media or datasheet)."""
+    if disk.kind == "hdd":
+        # read-ahead and write-cache hits move at interface speed but are bounded by the
+        # command rate; sustained, an HDD moves at most its outer-zone rate
+        return float(disk.max_sustained or 0.0), 10_000.0
+    bw = max(disk.read_bw or 0.0, disk.write_bw or 0.0)
+    iops = float(max(disk.read_iops or 0, disk.write_iops or 0) or bw / 4096)
+    return bw, iops
+
+
+def _mark_passive(stages: dict[str, list[BandwidthStage]], disk: Profile) -> None:
+    peak_bw, peak_iops = _peak(disk)
+    users: dict[int, tuple[BandwidthStage, int]] = {}
+    for chain in stages.values():
+        for stage in chain:
+            users[id(stage)] = (stage, users.get(id(stage), (stage, 0))[1] + 1)
+    for stage, count in users.values():
+        if count * peak_bw < stage.rate and count * peak_iops * stage.per_io < 1.0:
+            stage.make_passive()
 
 
 # ---------------------------------------------------------------- the ZFS model
@@ -187,16 +210,38 @@ class ZfsModel:
         return pool.fill
 
     def place_files(self, njobs: int, file_records: int) -> None:
-        """Lay out the jobs' files as fio does before a run: written sequentially just below
-        the pool's fill line, so each file's records are contiguous in allocation order."""
+        """Lay out the jobs' files as fio does before a run: written one after the other just
+        below the pool's fill line, records in allocation order, spread over the vdevs by
+        the rotor. Computed by formula (files may hold billions of records); only records
+        rewritten during the run get an entry in ``location``."""
         fill = min(0.95, max(0.0, self._fill()))
-        share = njobs * file_records / len(self.tops)
-        for t, asize in zip(self.tops, self.asizes, strict=True):
-            t.cursor = max(0, int(t.space * fill - share * asize))
-        for job in range(njobs):
-            for r in range(file_records):
-                v = self._next_vdev()
-                self.location[(job, r)] = (v, self.tops[v].allocate(self.asizes[v]))
+        self.file_records = file_records
+        self.per_visit = [max(1, -(-self._aliquot(i) // a)) for i, a in enumerate(self.asizes)]
+        self.cycle = sum(self.per_visit)
+        total = njobs * file_records
+        self.file_start = []
+        for t, per_visit, asize in zip(self.tops, self.per_visit, self.asizes, strict=True):
+            share = -(-total // self.cycle) * per_visit * asize
+            sector = 1 << self.ashift
+            start = max(0, int(t.space * fill) - share) // sector * sector
+            self.file_start.append(start)
+            t.cursor = min(t.space, start + share)
+
+    def locate(self, key: tuple[int, int]) -> tuple[int, int]:
+        """(vdev index, vdev offset) of a record."""
+        found = self.location.get(key)
+        if found is not None:
+            return found
+        g = key[0] * self.file_records + key[1]
+        cycle, within = divmod(g, self.cycle)
+        for v, per_visit in enumerate(self.per_visit):
+            if within < per_visit:
+                index = cycle * per_visit + within
+                offset = self.file_start[v] + index * self.asizes[v]
+                wrap = max(1, self.tops[v].space // self.asizes[v]) * self.asizes[v]
+                return v, offset % wrap
+            within -= per_visit
+        raise AssertionError("unreachable: within < cycle")
 
     def warm_arc(self, njobs: int, file_records: int) -> None:
         """Steady state of uniform random access: a random sample of records is cached."""
@@ -223,7 +268,7 @@ class ZfsModel:
             waiting.append(done)
             return False
         self.inflight[key] = [done]
-        v, offset = self.location[key]
+        v, offset = self.locate(key)
         self.tops[v].io(offset, self.psize, False, klass, lambda: self._read_done(key, use_cache))
         return False
 
@@ -477,6 +522,8 @@ class Engine:
         if self.bs <= 0:
             raise ZsimError("workload bs must be more than 0")
         self.file_records = max(1, -(-self.file_bytes // rs))
+        # dd writes a new file; fio lays its files out before the run and then rewrites them
+        self.new_files = w.tool == "dd" and self.rw == "write"
         self.random = self.rw.startswith("rand")
         self.read_fraction = {"read": 1.0, "randread": 1.0, "write": 0.0, "randwrite": 0.0}.get(
             self.rw, (w.rwmixread / 100) if w.tool == "fio" else 0.5
@@ -487,6 +534,8 @@ class Engine:
         ) and self.version.at_least(2, 3)
         concurrency = slots if self.direct else 1
         self.jobs = [Job(self, j, concurrency, slots) for j in range(njobs)]
+        self.client_threads = njobs * concurrency
+        self.client_cpu = 0.0
         self.zfs.place_files(njobs, self.file_records)
         if self.read_fraction > 0 and self.random:
             self.zfs.warm_arc(njobs, self.file_records)
@@ -515,6 +564,7 @@ class Engine:
         work = c.syscall + self.bs * c.copy_per_byte
         if not is_read and self.sc.workload.tool == "dd":
             work += self.bs * c.source_per_byte
+        self.client_cpu += work
         rs = self.sc.pool.recordsize
         first, last = offset // rs, (offset + self.bs - 1) // rs
         keys = [(job.index, r % self.file_records) for r in range(first, last + 1)]
@@ -563,7 +613,9 @@ class Engine:
                 done()
 
         for key in keys:
-            if whole:
+            if whole or self.new_files:
+                # whole records, or records of a file being created (a hole reads as zeros
+                # without I/O): no read first
                 self.zfs.dirty_record(key, one)
             else:
                 # partial record: read-modify-write unless the record is in memory
@@ -691,7 +743,7 @@ class Engine:
         now = self.env.now
         util = {f"disk:{n}": d.busy.utilization(now) for n, d in self.devices.items()}
         for name, stage in self.stages.items():
-            util[name] = stage.busy.utilization(now)
+            util[name] = stage.utilization(now)
         util["cpu"] = self.cpu.busy.utilization(now)
         return util
 
@@ -701,6 +753,10 @@ class Engine:
             return name
         if self.read_fraction < 1.0 and self.zfs.delay_time > 0.2 * self.env.now:
             return "txg"
+        # a few client threads each busy on their own core: bound by per-call CPU cost
+        threads = min(self.client_threads, self.cpu.cores)
+        if self.client_cpu >= 0.85 * threads * self.env.now:
+            return "cpu"
         return "client"
 
 

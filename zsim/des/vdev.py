@@ -8,13 +8,15 @@ rules), ``vdev_mirror.c`` (child selection by load and seek penalty), ``vdev_rai
 
 from __future__ import annotations
 
-import bisect
+import heapq
+import itertools
+from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from zsim.des.hardware import Device, DevIO
 from zsim.layout.draid import draid_asize
-from zsim.layout.raidz import raidz_column_map
+from zsim.layout.raidz import raidz_columns
 from zsim.layout.tree import Vdev
 
 Callback = Callable[[], None]
@@ -24,72 +26,82 @@ CLASS_NAMES = ("sync_read", "sync_write", "async_read", "async_write")
 # (min_active, max_active) per class, vdev_queue.c defaults (async_write max is dynamic)
 CLASS_LIMITS = ((10, 10), (10, 10), (1, 3), (2, 10))
 READ_GAP_LIMIT = 32 * 1024  # zfs_vdev_read_gap_limit
+# zfs_vdev_write_gap_limit: raidz skip (padding) sectors are written as optional I/Os that
+# bridge gaps up to this size, so adjacent blocks still aggregate
+WRITE_GAP_LIMIT = 4 * 1024
 
 
-@dataclass(order=True)
+@dataclass
 class Zio:
     """One leaf I/O waiting in a vdev queue."""
 
     offset: int
-    nbytes: int = field(compare=False)
-    is_write: bool = field(compare=False)
-    klass: int = field(compare=False)
-    done: Callback = field(compare=False)
-    needs_flush: bool = field(compare=False, default=False)
+    nbytes: int
+    is_write: bool
+    klass: int
+    done: Callback
+    needs_flush: bool = False
 
 
 class LeafQueue:
-    """``vdev_queue`` of one leaf: issue by class limits, aggregate adjacent I/Os."""
+    """``vdev_queue`` of one leaf: issue by class limits, aggregate adjacent I/Os.
+
+    FIFO classes are deques; LBA-ordered classes are heaps of ``(offset, seq, zio)``.
+    """
+
+    _seq = itertools.count()
 
     def __init__(self, device: Device, aggregation_limit: int):
         self.device = device
         self.aggregation_limit = aggregation_limit
-        self.pending: list[list[Zio]] = [[], [], [], []]
+        self.fifo: list[deque[Zio]] = [deque(), deque()]  # sync_read, sync_write
+        self.heaps: list[list[tuple[int, int, Zio]]] = [[], []]  # async_read, async_write
         self.active = [0, 0, 0, 0]
         self.async_write_max = CLASS_LIMITS[ASYNC_WRITE][1]
         self.last_offset = 0
+        self.waiting = 0
+        self.qlen = [0, 0, 0, 0]  # queued (not yet issued) I/Os per class
 
     def add(self, zio: Zio) -> None:
-        queue = self.pending[zio.klass]
-        if zio.klass in (SYNC_READ, SYNC_WRITE):
-            queue.append(zio)  # FIFO classes
+        if zio.klass < ASYNC_READ:
+            self.fifo[zio.klass].append(zio)
         else:
-            bisect.insort(queue, zio)  # LBA-sorted classes
-        self._issue()
+            heapq.heappush(self.heaps[zio.klass - ASYNC_READ], (zio.offset, next(self._seq), zio))
+        self.waiting += 1
+        self.qlen[zio.klass] += 1
+        # only this class gained work: if it is at its limit nothing new can be issued
+        if self.active[zio.klass] < self._max_active(zio.klass):
+            self._issue()
 
     @property
     def queued(self) -> int:
-        return sum(len(q) for q in self.pending) + sum(self.active)
+        return self.waiting + sum(self.active)
 
     def _max_active(self, klass: int) -> int:
         return self.async_write_max if klass == ASYNC_WRITE else CLASS_LIMITS[klass][1]
 
     def _next_class(self) -> int | None:
+        active, qlen = self.active, self.qlen
         for klass in range(4):
-            if self.pending[klass] and self.active[klass] < CLASS_LIMITS[klass][0]:
+            if qlen[klass] and active[klass] < CLASS_LIMITS[klass][0]:
                 return klass
         for klass in range(4):
-            if self.pending[klass] and self.active[klass] < self._max_active(klass):
+            if qlen[klass] and active[klass] < (
+                self.async_write_max if klass == ASYNC_WRITE else CLASS_LIMITS[klass][1]
+            ):
                 return klass
         return None
 
     def _issue(self) -> None:
-        while (klass := self._next_class()) is not None:
-            first = self.pending[klass].pop(0)
-            group = [first]
-            end = first.offset + first.nbytes
-            if klass != SYNC_WRITE:
-                queue = self.pending[klass]
-                while queue:
-                    nxt = queue[0]
-                    gap = nxt.offset - end
-                    allowed = READ_GAP_LIMIT if not first.is_write else 0
-                    if nxt.is_write != first.is_write or gap < 0 or gap > allowed:
-                        break
-                    if nxt.offset + nxt.nbytes - first.offset > self.aggregation_limit:
-                        break
-                    group.append(queue.pop(0))
-                    end = nxt.offset + nxt.nbytes
+        while self.waiting and (klass := self._next_class()) is not None:
+            if klass < ASYNC_READ:
+                group = [self.fifo[klass].popleft()]
+            else:
+                group = self._take_aggregate(self.heaps[klass - ASYNC_READ])
+            self.waiting -= len(group)
+            self.qlen[klass] -= len(group)
+            first = group[0]
+            end = group[-1].offset + group[-1].nbytes
             self.active[klass] += 1
             self.last_offset = end
             self.device.submit(
@@ -101,6 +113,24 @@ class LeafQueue:
                     done=lambda g=group, k=klass: self._complete(g, k),
                 )
             )
+
+    def _take_aggregate(self, heap: list[tuple[int, int, Zio]]) -> list[Zio]:
+        """The lowest-offset I/O plus the adjacent ones that fit the aggregation limit
+        (``vdev_queue_aggregate()``: reads bridge gaps ≤ 32 KiB, writes ≤ 4 KiB)."""
+        first = heapq.heappop(heap)[2]
+        group = [first]
+        end = first.offset + first.nbytes
+        allowed = WRITE_GAP_LIMIT if first.is_write else READ_GAP_LIMIT
+        while heap:
+            nxt = heap[0][2]
+            gap = nxt.offset - end
+            if gap < 0 or gap > allowed:
+                break
+            if nxt.offset + nxt.nbytes - first.offset > self.aggregation_limit:
+                break
+            group.append(heapq.heappop(heap)[2])
+            end = nxt.offset + nxt.nbytes
+        return group
 
     def _complete(self, group: list[Zio], klass: int) -> None:
         self.active[klass] -= 1
@@ -163,12 +193,11 @@ class TopVdev:
                 return [(i, offset, size) for i in range(len(self.leaves))]
             return [(self._pick_mirror_child(offset), offset, size)]
         if kind == "raidz":
-            m = raidz_column_map(offset, psize, self.ashift, self.vdev.width, self.vdev.parity)
-            return [
-                (c.child, c.offset, c.size)
-                for c in m.columns
-                if c.size and (is_write or not c.is_parity)
-            ]
+            columns, _, _ = raidz_columns(
+                offset, psize, self.ashift, self.vdev.width, self.vdev.parity
+            )
+            skip = 0 if is_write else self.vdev.parity
+            return [col for col in columns[skip:] if col[2]]
         # dRAID: whole rows of D data + P parity sectors; groups rotate over the non-spare
         # children so every child shares the load (vdev_draid.c permutes them likewise).
         rows = draid_asize(psize, self.ashift, self.vdev.ndata, self.vdev.parity) // (

@@ -83,11 +83,13 @@ class RaidzMap:
         )
 
 
-def raidz_column_map(offset: int, psize: int, ashift: int, width: int, parity: int) -> RaidzMap:
-    """Lay out a block of ``psize`` bytes written at vdev byte ``offset`` on a raidz vdev.
+def raidz_columns(
+    offset: int, psize: int, ashift: int, width: int, parity: int
+) -> tuple[list[tuple[int, int, int]], int, int]:
+    """The column map as plain tuples, for the engines' hot path.
 
-    ``offset`` must be sector-aligned. Columns are returned in map order: parity columns, then
-    data columns.
+    Returns ``([(child, child_offset, size), ...], skip_sectors, skip_start)`` in map order
+    (parity columns first). :func:`raidz_column_map` wraps the same arithmetic in objects.
     """
     sector = 1 << ashift
     if offset % sector:
@@ -96,8 +98,7 @@ def raidz_column_map(offset: int, psize: int, ashift: int, width: int, parity: i
     s = ((psize - 1) >> ashift) + 1
     first = b % width
     child_offset = (b // width) << ashift
-    data_cols = width - parity
-    q, r = divmod(s, data_cols)
+    q, r = divmod(s, width - parity)
     bc = 0 if r == 0 else r + parity
     tot = s + parity * (q + (0 if r == 0 else 1))
     if q == 0:
@@ -105,31 +106,35 @@ def raidz_column_map(offset: int, psize: int, ashift: int, width: int, parity: i
         scols = min(width, _roundup(bc, parity + 1))
     else:
         acols = scols = width
-    columns: list[list[int]] = []
+    big, small = (q + 1) << ashift, q << ashift
+    columns: list[tuple[int, int, int]] = []
     for c in range(scols):
         col = first + c
         coff = child_offset
         if col >= width:
             col -= width
             coff += sector
-        if c >= acols:
-            size = 0
-        elif c < bc:
-            size = (q + 1) << ashift
-        else:
-            size = q << ashift
-        columns.append([col, coff, size])
+        columns.append((col, coff, 0 if c >= acols else (big if c < bc else small)))
     # raidz1 alternates which child holds parity on odd MiB so parity does not pile on one disk.
     if parity == 1 and (offset & (1 << 20)) and len(columns) > 1:
-        columns[0][0], columns[1][0] = columns[1][0], columns[0][0]
-        columns[0][1], columns[1][1] = columns[1][1], columns[0][1]
-    skip = _roundup(tot, parity + 1) - tot
+        (c0, o0, s0), (c1, o1, s1) = columns[0], columns[1]
+        columns[0], columns[1] = (c1, o1, s0), (c0, o0, s1)
+    return columns, _roundup(tot, parity + 1) - tot, bc
+
+
+def raidz_column_map(offset: int, psize: int, ashift: int, width: int, parity: int) -> RaidzMap:
+    """Lay out a block of ``psize`` bytes written at vdev byte ``offset`` on a raidz vdev.
+
+    ``offset`` must be sector-aligned. Columns are returned in map order: parity columns, then
+    data columns.
+    """
+    columns, skip, skip_start = raidz_columns(offset, psize, ashift, width, parity)
     return RaidzMap(
         columns=tuple(
-            RaidzColumn(child=c[0], offset=c[1], size=c[2], is_parity=i < parity)
-            for i, c in enumerate(columns)
+            RaidzColumn(child=c, offset=o, size=n, is_parity=i < parity)
+            for i, (c, o, n) in enumerate(columns)
         ),
         skip_sectors=skip,
-        skip_start=bc,
+        skip_start=skip_start,
         ashift=ashift,
     )

@@ -1,0 +1,124 @@
+"""The discrete-event engine against theory and its own contracts (fast runs, loose CIs)."""
+
+from __future__ import annotations
+
+import pytest
+
+from zsim.hardware import hdd
+from zsim.hardware.catalog import load_profile
+from zsim.scenario import scenario_from_dict
+from zsim.simulate import simulate
+
+HDD = {"disk": "seagate-ironwolf-12tb", "hba": "lsi-9300-8i", "ram": "64GiB", "cpu_cores": 8}
+
+
+def scenario(layout: str, workload: dict, hardware: dict | None = None, **pool):
+    return scenario_from_dict(
+        {
+            "hardware": hardware or dict(HDD),
+            "pool": {"layout": layout, **pool},
+            "workload": workload,
+        }
+    )
+
+
+def run(sc, **kw):
+    return simulate(
+        sc,
+        seed=kw.pop("seed", 1),
+        target_ci=kw.pop("target_ci", 0.03),
+        max_wall_seconds=kw.pop("max_wall_seconds", 30),
+        **kw,
+    )
+
+
+def test_single_hdd_qd1_random_read_matches_seek_plus_rotation():
+    """QD1 4K random reads over the whole disk: IOPS ≈ 1 / (seek + ½ rotation + transfer +
+    overheads). The drive model's closed form (uniform LBAs) is the theory; the engine adds
+    per-call CPU (syscall, zio, checksum) of ~15 µs. Tolerance: 5 %."""
+    sc = scenario(
+        "stripe 1",
+        {"tool": "fio", "rw": "randread", "bs": "4K", "numjobs": 1, "iodepth": 1, "size": "11TB"},
+        recordsize="4K",
+        primarycache="metadata",
+        fill=0.95,
+    )
+    r = run(sc)
+    params = hdd.hdd_params(load_profile("seagate-ironwolf-12tb"))
+    theory = 1 / (hdd.expected_random_service(params, 4096, False, lba_weighted=True) + 15e-6)
+    print(
+        f"QD1 4K random read: zsim {r.read.iops:.1f} IOPS, theory {theory:.1f} IOPS, "
+        f"error {(r.read.iops - theory) / theory:+.1%}"
+    )
+    assert r.read.iops == pytest.approx(theory, rel=0.05)
+    assert r.limit == "disk:sda"  # one I/O at a time, but the disk is never idle
+
+
+def test_same_seed_same_result_and_seeds_differ():
+    sc = scenario(
+        "2x mirror 2",
+        {"tool": "fio", "rw": "randread", "bs": "4K", "numjobs": 4, "iodepth": 1, "size": "64GiB"},
+        recordsize="4K",
+    )
+    a, b = run(sc, seed=7), run(sc, seed=7)
+    c = run(sc, seed=8)
+    assert a.read == b.read
+    assert a.read != c.read
+
+
+def test_sas3_hba_is_never_the_limit_for_8_hdds_but_sata2_backplane_is():
+    work = {"tool": "fio", "rw": "read", "bs": "1M", "numjobs": 8, "iodepth": 1, "size": "64GiB"}
+    fast = run(scenario("stripe 8", work, recordsize="1M"))
+    assert not fast.limit.startswith(("hba", "link", "expander"))
+    assert fast.utilization["hba"] < 0.5
+    slow_hw = dict(HDD, expander_bw="300MB/s")  # a SATA 3 Gb/s backplane uplink
+    slow = run(scenario("stripe 8", work, hardware=slow_hw, recordsize="1M"))
+    assert slow.limit == "expander"
+    assert slow.read.bytes_per_s <= 300e6 * 1.01
+    assert slow.read.bytes_per_s < fast.read.bytes_per_s
+
+
+def test_dd_4k_single_stream_is_bound_by_per_call_cost():
+    sc = scenario("stripe 8", {"tool": "dd", "direction": "write", "bs": "4K", "bytes": "20GiB"})
+    r = run(sc, target_ci=0.05, max_wall_seconds=20)
+    assert r.limit == "cpu"
+    assert max(v for k, v in r.utilization.items() if k.startswith("disk:")) < 0.5
+
+
+def test_two_vdevs_about_double_one_for_random_reads():
+    work = {
+        "tool": "fio",
+        "rw": "randread",
+        "bs": "128K",
+        "numjobs": 8,
+        "iodepth": 1,
+        "size": "64GiB",
+    }
+    one = run(scenario("mirror 2", work))
+    two = run(scenario("2x mirror 2", work))
+    ratio = two.read.iops / one.read.iops
+    print(f"2x mirror 2 ÷ mirror 2, 128K randread: {ratio:.2f}")
+    assert 1.6 <= ratio <= 2.4
+
+
+def test_result_carries_scenario_seed_and_versions():
+    sc = scenario(
+        "mirror 2",
+        {"tool": "fio", "rw": "randread", "bs": "4K", "numjobs": 1, "iodepth": 1, "size": "8GiB"},
+    )
+    d = run(sc, max_wall_seconds=5).to_dict()
+    assert d["seed"] == 1 and d["engine"] == "des"
+    assert d["scenario"]["pool"]["layout"] == "mirror 2"
+    assert {"zsim", "numpy", "scipy", "simpy", "python"} <= set(d["versions"])
+    for key in ("read", "write"):
+        assert set(d[key]) == {"bytes_per_s", "iops", "latency_s"}
+        assert set(d[key]["latency_s"]) == {"mean", "p50", "p99"}
+
+
+def test_baseline_engine_uses_the_rule_of_thumb():
+    sc = scenario(
+        "raidz2 8", {"tool": "fio", "rw": "randread", "bs": "4K", "numjobs": 8, "iodepth": 8}
+    )
+    r = simulate(sc, engine="baseline")
+    assert r.engine == "baseline"
+    assert r.read.iops == pytest.approx(1 / (0.0085 + 0.5 * 60 / 7200), rel=1e-6)

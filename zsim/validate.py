@@ -1,0 +1,279 @@
+"""Predicted vs measured on bundled reference sets, with errors, zsim beside the rule of thumb.
+
+Reference: Jim Salter, "ZFS versus RAID: Eight Ironwolf disks, two filesystems, one winner",
+Ars Technica, May 2020 — figures in ``calibration/reference/ars-ironwolf8.toml`` (shipped in
+the wheel as ``zsim/reference``). The hardware is 8 × Seagate IronWolf 12TB on an LSI
+9300-8i, 64 GiB RAM, 8 cores, ZFS on Linux 0.7.5, ashift 12.
+
+Assumptions the article does not state, chosen so the runs measure the disks as the article
+intends ("uncached"): each fio job works on its own 16 GiB file (8 jobs: 128 GiB, twice RAM),
+and the single-process run on a 128 GiB file. Every comparison reports its error, good or bad.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import statistics
+import tomllib
+from dataclasses import dataclass
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any
+
+from zsim.scenario import Scenario, scenario_from_dict
+from zsim.simulate import simulate
+
+MiB = 1 << 20
+
+ARS_HARDWARE = {
+    "disk": "seagate-ironwolf-12tb",
+    "hba": "lsi-9300-8i",
+    "ram": "64GiB",
+    "cpu_cores": 8,
+    "cpu_ghz": 3.7,  # Ryzen 7 2700X base clock
+    "zfs_version": "0.7",
+}
+
+
+def ars_scenario(
+    layout: str,
+    recordsize: str,
+    rw: str,
+    bs: str = "1M",
+    numjobs: int = 8,
+    iodepth: int = 8,
+    size: str = "16GiB",
+) -> Scenario:
+    return scenario_from_dict(
+        {
+            "name": f"ars {layout} rs={recordsize} {rw} {bs} {numjobs}x{iodepth}",
+            "hardware": dict(ARS_HARDWARE),
+            "pool": {"layout": layout, "ashift": 12, "recordsize": recordsize},
+            "workload": {
+                "tool": "fio",
+                "rw": rw,
+                "bs": bs,
+                "numjobs": numjobs,
+                "iodepth": iodepth,
+                "size": size,
+            },
+        },
+        source="ars-ironwolf8",
+    )
+
+
+@dataclass(frozen=True)
+class Point:
+    """One published figure: an absolute rate (MiB/s) or a ratio of two runs."""
+
+    id: str
+    what: str
+    measured: float
+    unit: str  # "MiB/s" or "ratio"
+    tolerance: str  # "±25%" or "direction, ×1.5"
+
+
+@dataclass(frozen=True)
+class Row:
+    point: Point
+    zsim: float
+    baseline: float
+
+    @property
+    def zsim_error(self) -> float:
+        return _error(self.zsim, self.point.measured)
+
+    @property
+    def baseline_error(self) -> float:
+        return _error(self.baseline, self.point.measured)
+
+    @property
+    def passed(self) -> bool:
+        if self.point.unit == "MiB/s":
+            return abs(self.zsim_error) <= 0.25
+        same_side = (self.zsim - 1) * (self.point.measured - 1) > 0
+        return same_side and 1 / 1.5 <= self.zsim / self.point.measured <= 1.5
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.point.id,
+            "what": self.point.what,
+            "unit": self.point.unit,
+            "measured": self.point.measured,
+            "zsim": self.zsim,
+            "baseline": self.baseline,
+            "zsim_error": self.zsim_error,
+            "baseline_error": self.baseline_error,
+            "tolerance": self.point.tolerance,
+            "passed": self.passed,
+        }
+
+
+def _error(predicted: float, measured: float) -> float:
+    return (predicted - measured) / measured
+
+
+def _rate(sc: Scenario, engine: str, direction: str, seed: int, target_ci: float) -> float:
+    r = simulate(sc, engine=engine, seed=seed, target_ci=target_ci, max_wall_seconds=120)
+    return getattr(r, direction).bytes_per_s / MiB
+
+
+def reference_root() -> Traversable:
+    """``calibration/reference`` of the checkout, or ``zsim/reference`` inside the wheel."""
+    packaged = importlib.resources.files("zsim").joinpath("reference")
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[1] / "calibration" / "reference"
+
+
+def ars_measurements() -> dict[str, dict[str, Any]]:
+    """The Ars figures by id, read from the bundled reference file."""
+    text = reference_root().joinpath("ars-ironwolf8.toml").read_text(encoding="utf-8")
+    return {m["id"]: m for m in tomllib.loads(text)["measurement"]}
+
+
+def ars_rows(seed: int = 1, target_ci: float = 0.03) -> list[Row]:
+    """Run every Ars figure zsim's engine I can model (ZFS, async) through DES and baseline."""
+    rows: list[Row] = []
+    m = ars_measurements()
+
+    def both(sc: Scenario, direction: str) -> tuple[float, float]:
+        return (
+            _rate(sc, "des", direction, seed, target_ci),
+            _rate(sc, "baseline", direction, seed, target_ci),
+        )
+
+    single = m["raidz2-8-vs-mdraid6-8-1M-randread-single-process"]["raidz2_8_read_MiBps"]
+    absolute = [
+        (
+            "raidz2-8-1M-randwrite-rs128K",
+            "raidz2 8",
+            "128K",
+            "randwrite",
+            8,
+            8,
+            "16GiB",
+            m["raidz2-8-1M-randwrite-rs128K"]["write_MiBps"],
+        ),
+        (
+            "raidz2-8-1M-randwrite-rs1M",
+            "raidz2 8",
+            "1M",
+            "randwrite",
+            8,
+            8,
+            "16GiB",
+            m["raidz2-8-1M-randwrite-rs1M"]["write_MiBps"],
+        ),
+        (
+            "2xraidz2-4-1M-randread-rs1M",
+            "2x raidz2 4",
+            "1M",
+            "randread",
+            8,
+            8,
+            "16GiB",
+            m["2xraidz2-4-1M-randread-rs1M"]["read_MiBps"],
+        ),
+        (
+            "raidz2-8-1M-randread-rs1M-single-process",
+            "raidz2 8",
+            "1M",
+            "randread",
+            1,
+            1,
+            "128GiB",
+            single,
+        ),
+    ]
+    pct = m["vdev-scaling-1M-randwrite-n2"]["pct_of_single"]
+    for pid, layout, rs, rw, jobs, depth, size, measured in absolute:
+        direction = "read" if "read" in rw else "write"
+        z, b = both(ars_scenario(layout, rs, rw, numjobs=jobs, iodepth=depth, size=size), direction)
+        rows.append(
+            Row(
+                Point(pid, f"{layout} rs={rs} 1M {rw} {jobs}x{depth}", measured, "MiB/s", "±25%"),
+                z,
+                b,
+            )
+        )
+
+    scaling = [
+        ("2x disk", "stripe 2", "stripe 1", pct["2x disk"] / 100),
+        ("2x mirror 2", "2x mirror 2", "mirror 2", pct["2x mirror 2"] / 100),
+        ("2x raidz2 4", "2x raidz2 4", "raidz2 4", pct["2x raidz2 4"] / 100),
+    ]
+    for label, two, one, measured in scaling:
+        z2, b2 = both(ars_scenario(two, "128K", "randwrite"), "write")
+        z1, b1 = both(ars_scenario(one, "128K", "randwrite"), "write")
+        rows.append(
+            Row(
+                Point(
+                    f"vdev-scaling-{label}",
+                    f"{label} ÷ one, 1M randwrite rs=128K",
+                    measured,
+                    "ratio",
+                    "direction, ×1.5",
+                ),
+                z2 / z1,
+                b2 / b1,
+            )
+        )
+    # raidz2 4 vs one disk (per data disk: 160 % of one disk means 1.6 / 2 = 0.8 of 2 disks)
+    z4, b4 = both(ars_scenario("raidz2 4", "128K", "randwrite"), "write")
+    zd, bd = both(ars_scenario("stripe 1", "128K", "randwrite"), "write")
+    rows.append(
+        Row(
+            Point(
+                "raidz2-4-vs-one-disk",
+                "raidz2 4 ÷ one disk, 1M randwrite rs=128K",
+                pct["raidz2 4 (per data disk)"] / 100,
+                "ratio",
+                "direction, ×1.5",
+            ),
+            z4 / zd,
+            b4 / bd,
+        )
+    )
+    # recordsize 1M vs 128K for 1M random reads on raidz2 8: "just under 100 MiB/s" better
+    r1, rb1 = both(ars_scenario("raidz2 8", "1M", "randread"), "read")
+    r128, rb128 = both(ars_scenario("raidz2 8", "128K", "randread"), "read")
+    rows.append(
+        Row(
+            Point(
+                "raidz2-8-randread-rs1M-minus-rs128K",
+                "raidz2 8 1M randread: rs=1M − rs=128K (MiB/s)",
+                m["raidz2-8-1M-randread-rs1M-vs-rs128K"]["delta_read_MiBps_approx"],
+                "MiB/s",
+                "±25%",
+            ),
+            r1 - r128,
+            rb1 - rb128,
+        )
+    )
+    return rows
+
+
+def summary(rows: list[Row]) -> dict[str, Any]:
+    """Median absolute error of zsim and of the rule of thumb over the rows."""
+    return {
+        "zsim_median_abs_error": statistics.median(abs(r.zsim_error) for r in rows),
+        "baseline_median_abs_error": statistics.median(abs(r.baseline_error) for r in rows),
+        "passed": sum(r.passed for r in rows),
+        "total": len(rows),
+    }
+
+
+def table(rows: list[Row]) -> str:
+    lines = [f"{'point':<44} {'measured':>9} {'zsim':>9} {'err':>7} {'baseline':>9} {'err':>7}  ok"]
+    lines.extend(
+        f"{r.point.id:<44} {r.point.measured:>9.2f} {r.zsim:>9.2f} {r.zsim_error:>+7.0%} "
+        f"{r.baseline:>9.2f} {r.baseline_error:>+7.0%}  {'yes' if r.passed else 'NO'}"
+        for r in rows
+    )
+    s = summary(rows)
+    lines.append(
+        f"median |error|: zsim {s['zsim_median_abs_error']:.0%}, rule of thumb "
+        f"{s['baseline_median_abs_error']:.0%}; within tolerance {s['passed']}/{s['total']}"
+    )
+    return "\n".join(lines)
