@@ -47,6 +47,7 @@ def test_wheel_carries_the_catalog(wheel):
     in_repo = {p.name for p in (ROOT / "models").glob("*.toml")}
     assert shipped == in_repo and len(shipped) >= 14
     assert "zsim/py.typed" in names
+    assert "zsim/reference/ars-ironwolf8.toml" in names  # zsim validate's data
 
 
 def test_installed_wheel_runs_outside_the_checkout(wheel, tmp_path):

@@ -244,13 +244,12 @@ class ZfsModel:
         raise AssertionError("unreachable: within < cycle")
 
     def warm_arc(self, njobs: int, file_records: int) -> None:
-        """Steady state of uniform random access: a random sample of records is cached."""
+        """Uniform random access over N records with an ARC of C records: in steady state a
+        read hits with probability min(1, C/N) whatever the policy (ARC, LRU and LFU agree
+        when no record is hotter than another), so the engine draws hits with that
+        probability instead of tracking millions of records."""
         total = njobs * file_records
-        take = min(self.arc.capacity, total)
-        if take == 0:
-            return
-        for index in self.rng.choice(total, size=take, replace=False):
-            self.arc.insert((int(index) // file_records, int(index) % file_records))
+        self.arc.uniform_hit = min(1.0, self.arc.capacity / total) if total else 0.0
 
     # ---- reads
     def read_record(
@@ -260,7 +259,7 @@ class ZfsModel:
         if key in self.open.records or (self.syncing and key in self.syncing.records):
             done()
             return True
-        if use_cache and self.arc.lookup(key):
+        if use_cache and self.arc.lookup(key, self.rng):
             done()
             return True
         waiting = self.inflight.get(key)
@@ -493,7 +492,8 @@ class Engine:
         for vdev, vcap in zip(layout.data_vdevs, data_vdevs, strict=True):
             leaves = []
             for name in vdev.devices:
-                dev = Device(self.env, name, model, rotating, paths[name])
+                phase = float(self.rng.uniform(0.0, model.period)) if rotating else 0.0
+                dev = Device(self.env, name, model, rotating, paths[name], phase)
                 self.devices[name] = dev
                 leaves.append(LeafQueue(dev, agg))
             tops.append(TopVdev(vdev, leaves, pool.ashift, vcap.metaslab_bytes, rotating))
@@ -674,9 +674,9 @@ class Engine:
             return math.inf, 0.0, window
         cut = mser5_truncation(series)
         kept = series[cut:]
-        if len(kept) < 20:
+        if len(kept) < 10:
             return math.inf, cut * window, window
-        mean, half = batch_means_halfwidth(kept)
+        mean, half = batch_means_halfwidth(kept, batches=min(20, len(kept) // 2))
         return (half / mean if mean > 0 else math.inf), cut * window, window
 
     def _result(self, ci_rel: float, warmup: float, window: float, wall: float) -> SimResult:

@@ -123,8 +123,19 @@ class Device:
 
     NCQ_DEPTH = 32  # SATA NCQ / SAS TCQ depth the drive reorders over
 
-    def __init__(self, env: simpy.Environment, name: str, model: Any, rotating: bool, path: Path):
+    def __init__(
+        self,
+        env: simpy.Environment,
+        name: str,
+        model: Any,
+        rotating: bool,
+        path: Path,
+        phase: float = 0.0,
+    ):
         self.env, self.name, self.rotating, self.path = env, name, rotating, path
+        # Spindles are not synchronised: each drive's platter angle is offset by ``phase``
+        # seconds, applied by running the drive model on its own shifted clock.
+        self.phase = phase
         self.model = model
         self.state = hdd.HddState() if rotating else None
         self.slots = 1 if rotating else model.parallelism
@@ -150,12 +161,13 @@ class Device:
         if self.rotating:
             window = self.queue[: self.NCQ_DEPTH]
             pending = [(q.offset, q.nbytes, q.is_write) for q in window]
-            index = hdd.choose_next(self.model, self.state, self.env.now, pending)
+            clock = self.env.now + self.phase
+            index = hdd.choose_next(self.model, self.state, clock, pending)
             io = self.queue.pop(index)
             seconds, _ = hdd.service(
                 self.model,
                 self.state,
-                self.env.now,
+                clock,
                 io.offset,
                 io.nbytes,
                 io.is_write,

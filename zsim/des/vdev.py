@@ -94,7 +94,9 @@ class LeafQueue:
 
     def _issue(self) -> None:
         while self.waiting and (klass := self._next_class()) is not None:
-            if klass < ASYNC_READ:
+            if klass == SYNC_READ:
+                group = self._take_fifo_aggregate(self.fifo[klass])
+            elif klass < ASYNC_READ:
                 group = [self.fifo[klass].popleft()]
             else:
                 group = self._take_aggregate(self.heaps[klass - ASYNC_READ])
@@ -130,6 +132,27 @@ class LeafQueue:
                 break
             group.append(heapq.heappop(heap)[2])
             end = nxt.offset + nxt.nbytes
+        return group
+
+    def _take_fifo_aggregate(self, queue: deque[Zio]) -> list[Zio]:
+        """Oldest sync read first (FIFO), then the queued reads that continue it: the read
+        tree of ``vdev_queue_aggregate()`` holds every class, so demand reads merge too."""
+        first = queue.popleft()
+        group = [first]
+        end = first.offset + first.nbytes
+        found = True
+        while found and queue:
+            found = False
+            for i, nxt in enumerate(queue):
+                gap = nxt.offset - end
+                if 0 <= gap <= READ_GAP_LIMIT and (
+                    nxt.offset + nxt.nbytes - first.offset <= self.aggregation_limit
+                ):
+                    del queue[i]
+                    group.append(nxt)
+                    end = nxt.offset + nxt.nbytes
+                    found = True
+                    break
         return group
 
     def _complete(self, group: list[Zio], klass: int) -> None:

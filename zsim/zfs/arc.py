@@ -11,6 +11,7 @@ little metadata.
 from __future__ import annotations
 
 from collections import OrderedDict
+from typing import Any
 
 from zsim.zfs.version import ZfsVersion
 
@@ -39,20 +40,28 @@ class RecordCache:
         self._lru: OrderedDict[object, None] = OrderedDict()
         self.hits = 0
         self.misses = 0
+        #: set for uniform random access: hits are drawn with this probability (min(1, C/N))
+        self.uniform_hit: float | None = None
 
     def __contains__(self, key: object) -> bool:
         return key in self._lru
 
-    def lookup(self, key: object) -> bool:
-        if key in self._lru:
+    def lookup(self, key: object, rng: Any = None) -> bool:
+        if self.uniform_hit is not None and rng is not None:
+            hit = bool(rng.random() < self.uniform_hit)
+        elif key in self._lru:
             self._lru.move_to_end(key)
+            hit = True
+        else:
+            hit = False
+        if hit:
             self.hits += 1
-            return True
-        self.misses += 1
-        return False
+        else:
+            self.misses += 1
+        return hit
 
     def insert(self, key: object) -> None:
-        if self.capacity == 0:
+        if self.capacity == 0 or self.uniform_hit is not None:
             return
         self._lru[key] = None
         self._lru.move_to_end(key)
