@@ -38,7 +38,7 @@ from zsim.layout.tree import (
 )
 from zsim.units import parse_ashift, parse_size
 from zsim.zfs.compression import compressed_psize
-from zsim.zfs.version import ZfsVersion, parse_zfs_version
+from zsim.zfs.version import ZfsVersion, check_layout_features, parse_zfs_version
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 
@@ -347,16 +347,6 @@ def _vdev_capacity(
     }
 
 
-def _check_version_features(layout: ZfsLayout, version: ZfsVersion) -> None:
-    if any(v.kind == "draid" for v in layout.vdevs) and not version.at_least(2, 1):
-        raise ZsimError(f"dRAID needs OpenZFS 2.1 or later, not {version}; set zfs_version ≥ 2.1")
-    if layout.of_class("special", "dedup") and not version.at_least(0, 8):
-        raise ZsimError(
-            f"special and dedup vdevs need OpenZFS 0.8 or later, not {version}; "
-            f"set zfs_version ≥ 0.8"
-        )
-
-
 def _zfs_capacity(
     layout: ZfsLayout,
     disk_size: int,
@@ -369,7 +359,7 @@ def _zfs_capacity(
     disk_sizes: Mapping[str, int],
     logical_sector: int,
 ) -> tuple[dict[str, Any], list[VdevCapacity]]:
-    _check_version_features(layout, version)
+    check_layout_features(layout, version)
     parts: list[tuple[Vdev, tuple[int, ...], dict[str, int]]] = []
     for index, vdev in enumerate(layout.vdevs):
         sizes = tuple(

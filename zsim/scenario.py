@@ -33,7 +33,7 @@ from zsim.hardware.catalog import DEVICE_KINDS, Profile, load_profile, parse_pro
 from zsim.layout.grammar import parse_layout
 from zsim.layout.tree import Layout, VdevClass, ZfsLayout
 from zsim.units import format_binary_size, parse_ashift, parse_rate, parse_size
-from zsim.zfs.version import CURRENT, ZfsVersion, parse_zfs_version
+from zsim.zfs.version import CURRENT, ZfsVersion, check_layout_features, parse_zfs_version
 
 __all__ = [
     "Hardware",
@@ -640,14 +640,10 @@ _FEATURES: tuple[tuple[str, Callable[[Pool, Layout], bool], tuple[int, ...], str
      (0, 6, 5), "recordsize = \"128K\""),
     ("pool.checksum = sha512/skein/edonr", lambda p, _: p.checksum in ("sha512", "skein", "edonr"),
      (0, 7), 'checksum = "sha256"'),
-    ("a special or dedup vdev", lambda _, t: _has_class(t, "special", "dedup"), (0, 8),
-     "a layout without them"),
     ("pool.special_small_blocks", lambda p, _: p.special_small_blocks > 0, (0, 8),
      "special_small_blocks = 0"),
     ('pool.compression = "zstd"', lambda p, _: p.compression == "zstd", (2, 0),
      'compression = "lz4"'),
-    ("dRAID", lambda _, t: isinstance(t, ZfsLayout) and any(v.kind == "draid" for v in t.vdevs),
-     (2, 1), "raidz"),
     ('pool.checksum = "blake3"', lambda p, _: p.checksum == "blake3", (2, 2),
      'checksum = "sha256"'),
     ("pool.direct (Direct I/O)", lambda p, _: p.direct != "standard", (2, 3),
@@ -655,13 +651,14 @@ _FEATURES: tuple[tuple[str, Callable[[Pool, Layout], bool], tuple[int, ...], str
 )  # fmt: skip
 
 
-def _has_class(layout: Layout, *classes: VdevClass) -> bool:
-    return isinstance(layout, ZfsLayout) and bool(layout.of_class(*classes))
-
-
 def _check_features(hardware: Hardware, pool: Pool) -> None:
     """Pool settings that the chosen OpenZFS release does not have are errors."""
     version, layout = hardware.zfs, _layout_of(pool.layout)
+    if isinstance(layout, ZfsLayout):
+        try:
+            check_layout_features(layout, version)  # the layout rules live in zsim.zfs.version
+        except ZsimError as err:
+            raise ScenarioError(f"pool.layout: {err}") from None
     for what, used, release, instead in _FEATURES:
         if used(pool, layout) and not version.at_least(*release):
             needed = ".".join(str(n) for n in release)

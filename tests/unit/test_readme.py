@@ -51,3 +51,16 @@ def test_python_session_is_real():
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     runner.run(test)
     assert runner.failures == 0
+
+
+def test_simulate_example_output_is_real():
+    block = re.search(r"```\n\$ (zsim simulate \S+)\n(.*?)\n```", README, flags=re.S)
+    assert block is not None
+    args = block.group(1).split()[1:]
+    run = subprocess.run([sys.executable, "-m", "zsim", *args], capture_output=True, text=True,
+                         check=True, cwd=ROOT)
+    # the wall time in the "precision" line differs from run to run
+    def stable(text: str) -> list[str]:
+        return [line for line in text.strip().splitlines() if not line.startswith("precision")]
+
+    assert stable(run.stdout) == stable(block.group(2))

@@ -434,6 +434,13 @@ class Job:
             self.running += 1
             self.engine.call(self, issued, is_read, offset)
 
+    def finished_batch(self) -> None:
+        """A batch of calls (recorded by the engine) is done: the slot goes on."""
+        self.running -= 1
+        if not self.engine.stopped:
+            self.submit()
+        self._pump()
+
     def finished(self, issued: float, is_read: bool, nbytes: int) -> None:
         self.running -= 1
         self.engine.record(issued, is_read, nbytes)
@@ -559,11 +566,29 @@ class Engine:
         return offset
 
     # ---- one call
+    def _batchable(self, job: Job, is_read: bool, offset: int) -> int:
+        """How many consecutive calls of a single-slot sequential writer into a new file can
+        be simulated as one: the calls that fill one record share their fate (same CPU
+        core, same dirty record, no read), so one CPU job and one admission stand for all of
+        them; their completions are spread over the batch exactly as one by one."""
+        rs = self.sc.pool.recordsize
+        if is_read or self.random or not self.new_files or job.slots != 1:
+            return 1
+        if rs % self.bs or offset % rs or self.zfs.throttled:
+            return 1
+        if throttle_delay(self.zfs.dirty, self.zfs.txg) > 0:
+            return 1
+        return max(1, min(rs // self.bs, (self.file_bytes - offset) // self.bs))
+
     def call(self, job: Job, issued: float, is_read: bool, offset: int) -> None:
         c = self.costs
         work = c.syscall + self.bs * c.copy_per_byte
         if not is_read and self.sc.workload.tool == "dd":
             work += self.bs * c.source_per_byte
+        batch = self._batchable(job, is_read, offset)
+        if batch > 1:
+            self._call_batch(job, issued, offset, work, batch)
+            return
         self.client_cpu += work
         rs = self.sc.pool.recordsize
         first, last = offset // rs, (offset + self.bs - 1) // rs
@@ -579,6 +604,23 @@ class Engine:
                 self._write(keys, offset, finish)
 
         self.cpu.run(work, after_cpu)
+
+    def _call_batch(self, job: Job, issued: float, offset: int, work: float, n: int) -> None:
+        self.client_cpu += work * n
+        key = (job.index, (offset // self.sc.pool.recordsize) % self.file_records)
+        job.cursor = offset + n * self.bs
+        if job.cursor + self.bs > self.file_bytes:
+            job.cursor = 0
+
+        def admitted() -> None:
+            end = self.env.now
+            start = end - n * work
+            for i in range(n):
+                done_at = start + (i + 1) * work
+                self.record_at(done_at, issued if i == 0 else start + i * work, False, self.bs)
+            job.finished_batch()
+
+        self.cpu.run(work * n, lambda: self.zfs.dirty_record(key, admitted))
 
     def _read(self, job: Job, keys: list[tuple[int, int]], done: Callback) -> None:
         left = [len(keys)]
@@ -622,10 +664,12 @@ class Engine:
                 self.zfs.read_record(key, SYNC_READ, lambda k=key: self.zfs.dirty_record(k, one))
 
     def record(self, issued: float, is_read: bool, nbytes: int) -> None:
+        self.record_at(self.env.now, issued, is_read, nbytes)
+
+    def record_at(self, done: float, issued: float, is_read: bool, nbytes: int) -> None:
         s = self.stats
-        now = self.env.now
-        s.times.append(now)
-        s.latencies.append(now - issued)
+        s.times.append(done)
+        s.latencies.append(done - issued)
         s.nbytes.append(nbytes)
         s.is_read.append(is_read)
 

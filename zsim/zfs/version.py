@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from zsim.errors import ZsimError
 
@@ -62,3 +63,26 @@ def parse_zfs_version(text: str | ZfsVersion | float | None) -> ZfsVersion:
             f"zfs_version {text!r} is outside what zsim models (0.6.0 … 2.4 and 'master')"
         )
     return version
+
+
+# Layout features and the first OpenZFS release that has them (release notes: 0.8.0
+# allocation classes, 2.1.0 dRAID). Pool-property features are checked in zsim.scenario.
+LAYOUT_FEATURES: tuple[tuple[str, str, tuple[int, int], str], ...] = (
+    ("dRAID", "draid", (2, 1), "raidz"),
+    ("special and dedup vdevs", "special/dedup", (0, 8), "a layout without them"),
+)
+
+
+def check_layout_features(layout: Any, version: ZfsVersion) -> None:
+    """Raise :class:`ZsimError` if ``layout`` (a ZFS layout) uses what ``version`` lacks."""
+    uses = {
+        "draid": any(v.kind == "draid" for v in layout.vdevs),
+        "special/dedup": bool(layout.of_class("special", "dedup")),
+    }
+    for what, key, release, instead in LAYOUT_FEATURES:
+        if uses[key] and not version.at_least(*release):
+            needed = ".".join(str(n) for n in release)
+            raise ZsimError(
+                f"{what} need{'s' if what == 'dRAID' else ''} OpenZFS {needed} or later, "
+                f"not {version}; set zfs_version ≥ {needed} or use {instead}"
+            )
