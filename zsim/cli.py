@@ -313,6 +313,8 @@ def _simulate_text(r: Any) -> str:
 
 
 def _workload_text(w: dict[str, Any]) -> str:
+    if w.get("tool") == "trace":
+        return f"trace {w.get('file')} ({w.get('format')})"
     if w.get("tool") == "dd":
         return f"dd {w.get('direction')} bs={w.get('bs')} streams={w.get('streams', 1)}"
     return (
@@ -322,15 +324,21 @@ def _workload_text(w: dict[str, Any]) -> str:
 
 
 def _cmd_validate(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
-    from zsim.validate import ars_rows, summary, table
+    from zsim.validate import ars_rows, disksim_rows, summary, table, trace_table
 
     rows = ars_rows(seed=args.seed, target_ci=args.target_ci)
+    traces = disksim_rows(seed=args.seed)
     data = {
-        "reference": "ars-ironwolf8",
-        "rows": [r.to_dict() for r in rows],
-        "summary": summary(rows),
+        "ars-ironwolf8": {"rows": [r.to_dict() for r in rows], "summary": summary(rows)},
+        "disksim-traces": [r.to_dict() for r in traces],
     }
-    return data, table(rows)
+    text = (
+        "Ars Technica, 8 x IronWolf 12TB (MiB/s or ratio; zsim vs the rule of thumb)\n"
+        + table(rows)
+        + "\n\nDiskSim 4.0 validation traces, datasheet-level drives, queue depth 1\n"
+        + trace_table(traces)
+    )
+    return data, text
 
 
 def _cmd_layout(args: argparse.Namespace) -> tuple[dict[str, Any], str]:

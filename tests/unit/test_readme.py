@@ -57,8 +57,10 @@ def test_simulate_example_output_is_real():
     block = re.search(r"```\n\$ (zsim simulate \S+)\n(.*?)\n```", README, flags=re.S)
     assert block is not None
     args = block.group(1).split()[1:]
-    run = subprocess.run([sys.executable, "-m", "zsim", *args], capture_output=True, text=True,
-                         check=True, cwd=ROOT)
+    run = subprocess.run(
+        [sys.executable, "-m", "zsim", *args], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+
     # the wall time in the "precision" line differs from run to run
     def stable(text: str) -> list[str]:
         return [line for line in text.strip().splitlines() if not line.startswith("precision")]

@@ -471,7 +471,7 @@ class Engine:
                 f"simulate the data vdevs alone for now"
             )
         if w.tool == "trace":
-            raise ZsimError("trace replay is not modelled yet; use tool = 'fio' or 'dd'")
+            raise ZsimError("trace workloads replay on one disk: call zsim.simulate(), not Engine")
         if (w.tool == "fio" and (w.sync or w.fsync)) or pool.sync == "always":
             raise ZsimError(
                 "sync writes (sync/fsync or pool.sync = always) need the ZIL model of engine "

@@ -97,6 +97,7 @@ SCHEMA: dict[str, tuple[_Parser, tuple[str, ...], bool, str]] = {
     "pcie_lanes": (_integer, ("nvme", "hba"), True, "PCIe lanes"),
     "rpm": (_integer, ("hdd",), True, "spindle speed, rev/min"),
     "cache": (parse_size, ("hdd",), True, "drive cache, bytes"),
+    "write_back": (_flag, ("hdd",), True, "write-back cache enabled (false: write-through)"),
     "max_sustained": (parse_rate, ("hdd",), True, "outer-zone sustained rate, bytes/s"),
     "min_sustained": (parse_rate, ("hdd",), True, "inner-zone sustained rate, bytes/s"),
     "avg_seek": (parse_time, ("hdd",), True, "average seek (read and write), s"),
@@ -156,6 +157,7 @@ class Profile:
     pcie_lanes: int | None = None
     rpm: int | None = None
     cache: int | None = None
+    write_back: bool | None = None
     max_sustained: float | None = None
     min_sustained: float | None = None
     avg_seek: float | None = None

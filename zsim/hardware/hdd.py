@@ -341,6 +341,8 @@ def hdd_params(
         "buffer_rate": buffer_rate,
         "notes": tuple(notes),
     }
+    if profile.write_back is not None:  # the profile says whether write-back is on
+        values["write_cache"] = profile.write_back
     if "cache_bytes" in overrides and "readahead" not in overrides:
         values["readahead"] = min(int(overrides["cache_bytes"]), DEFAULT_READAHEAD)  # type: ignore[call-overload]
     values.update(overrides)
