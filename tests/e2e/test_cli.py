@@ -104,3 +104,57 @@ def test_bad_input_one_line_exit_2(args, fragment):
     assert lines[0].startswith("zsim: error: ")
     assert fragment in lines[0]
     assert "Traceback" not in run.stderr
+
+
+GOOD_SCENARIO = """
+[hardware]
+disk = "seagate-ironwolf-12tb"
+[pool]
+layout = "mirror 2"
+[workload]
+tool = "fio"
+rw = "randread"
+bs = "4K"
+"""
+
+BAD_SCENARIOS = [
+    (GOOD_SCENARIO.replace('layout = "mirror 2"', 'layot = "mirror 2"'), "did you mean 'layout'"),
+    (
+        GOOD_SCENARIO.replace('layout = "mirror 2"', 'layout = "raidz3 3"'),
+        "raidz3 needs at least 4",
+    ),
+    (GOOD_SCENARIO.replace('bs = "4K"', 'bs = "-4K"'), "negative"),
+    (GOOD_SCENARIO.replace("[pool]", '[pool]\nashift = "twelve"'), "ashift"),
+    (GOOD_SCENARIO.replace('rw = "randread"', 'rw = "sideways"'), "rw"),
+    (
+        GOOD_SCENARIO.replace('disk = "seagate-ironwolf-12tb"', 'disk = "no-such-disk"'),
+        "no-such-disk",
+    ),
+    (GOOD_SCENARIO[: len(GOOD_SCENARIO) // 2] + '\nbroken = "', "TOML"),
+    (GOOD_SCENARIO.replace("[pool]", '[pool]\nsync = "always"'), "ZIL"),
+]
+
+
+@pytest.mark.parametrize(("text", "fragment"), BAD_SCENARIOS)
+def test_bad_scenarios_one_line_exit_2(tmp_path, text, fragment):
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    run = zsim("simulate", str(path))
+    assert run.returncode == 2, (run.stdout, run.stderr)
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("zsim: error: ")
+    assert fragment.lower() in lines[0].lower(), lines[0]
+
+
+def test_simulate_set_override_and_bad_override(tmp_path):
+    path = tmp_path / "ok.toml"
+    path.write_text(GOOD_SCENARIO)
+    ok = zsim(
+        "simulate", str(path), "--engine", "baseline", "--set", "pool.layout=2x mirror 2", "--json"
+    )
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(ok.stdout)["scenario"]["pool"]["layout"] == "2x mirror 2"
+    bad = zsim("simulate", str(path), "--set", "pool.recordsise=1M")
+    assert bad.returncode == 2 and "did you mean 'recordsize'" in bad.stderr
+    missing = zsim("simulate", str(tmp_path / "nope.toml"))
+    assert missing.returncode == 2 and len(missing.stderr.strip().splitlines()) == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -28,3 +29,22 @@ def test_example_runs(script):
     )
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip()
+
+
+SCENARIOS = sorted((ROOT / "examples" / "scenarios").glob("*.toml"))
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda p: p.name)
+def test_every_example_scenario_simulates(scenario):
+    run = subprocess.run(
+        [sys.executable, "-m", "zsim", "simulate", str(scenario), "--max-wall", "8", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        cwd=ROOT,
+    )
+    assert run.returncode == 0, run.stderr
+    data = json.loads(run.stdout)
+    assert data["read"]["bytes_per_s"] + data["write"]["bytes_per_s"] > 0
+    assert data["limit"]
