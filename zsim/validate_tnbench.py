@@ -149,9 +149,7 @@ def tnbench_rows(seed: int = 1, max_wall: float = 60.0) -> list[TnRow]:
         for threads in THREADS:
             measured = float(points[threads][f"dd_{direction}_MiBps"])
             sc = tnbench_scenario(direction, threads)
-            des = simulate(
-                sc, engine="des", seed=seed, target_ci=0.05, max_wall_seconds=max_wall
-            )
+            des = simulate(sc, engine="des", seed=seed, target_ci=0.05, max_wall_seconds=max_wall)
             base = simulate(sc, engine="baseline", seed=seed)
             rows.append(
                 TnRow(

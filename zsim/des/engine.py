@@ -785,7 +785,7 @@ class Engine:
 
     def _utilization(self) -> dict[str, float]:
         now = self.env.now
-        util = {f"disk:{n}": d.busy.utilization(now) for n, d in self.devices.items()}
+        util = {f"disk:{n}": d.utilization(now) for n, d in self.devices.items()}
         for name, stage in self.stages.items():
             util[name] = stage.utilization(now)
         util["cpu"] = self.cpu.busy.utilization(now)

@@ -144,6 +144,7 @@ class Device:
         self.written = 0
         self.ios = 0
         self.bytes = 0
+        self.read_bytes = 0
 
     def submit(self, io: DevIO) -> None:
         io.issued = self.env.now
@@ -187,12 +188,24 @@ class Device:
         self.busy.change(self.env.now, -1)
         self.ios += 1
         self.bytes += io.nbytes
+        if not io.is_write:
+            self.read_bytes += io.nbytes
         if self.queue:
             self._start()
         if io.is_write:
             io.done()
         else:
             self.path.carry(io.nbytes, io.done)
+
+    def utilization(self, now: float) -> float:
+        """Busy fraction. An SSD with idle internal units can still be at its bandwidth: it
+        counts as busy by the larger of units in use and bytes moved over its rated rates."""
+        busy = self.busy.utilization(now)
+        if self.rotating or now <= 0:
+            return busy
+        m = self.model
+        by_bytes = (self.read_bytes / m.read_bw + (self.bytes - self.read_bytes) / m.write_bw)
+        return max(busy, by_bytes / now)
 
     @property
     def outstanding(self) -> int:
