@@ -706,7 +706,7 @@ class Engine:
         window = 20 / rate if rate > 0 else self.env.now / 10
         if self.read_fraction < 1.0:
             sync_period = self.env.now / max(1, self.zfs.txgs_synced)
-            window = max(window, min(sync_period, self.zfs.txg.txg_timeout))
+            window = max(window, min(sync_period, self.zfs.txg.txg_timeout) / 2)
         return max(window, self.env.now / 400)
 
     def _precision(self) -> tuple[float, float, float]:
@@ -721,7 +721,14 @@ class Engine:
         if len(kept) < 10:
             return math.inf, cut * window, window
         mean, half = batch_means_halfwidth(kept, batches=min(20, len(kept) // 2))
-        return (half / mean if mean > 0 else math.inf), cut * window, window
+        if mean <= 0:
+            return math.inf, cut * window, window
+        # Batch means miss slow swings longer than a batch (the write path can alternate big
+        # and small txgs over tens of seconds): the two halves of the kept series must agree
+        # too, and their gap counts as the precision when it is the larger.
+        first, second = np.array_split(kept, 2)
+        drift = abs(float(first.mean()) - float(second.mean())) / mean
+        return max(half / mean, drift), cut * window, window
 
     def _result(self, ci_rel: float, warmup: float, window: float, wall: float) -> SimResult:
         s = self.stats
