@@ -204,7 +204,7 @@ class Device:
         if self.rotating or now <= 0:
             return busy
         m = self.model
-        by_bytes = (self.read_bytes / m.read_bw + (self.bytes - self.read_bytes) / m.write_bw)
+        by_bytes = self.read_bytes / m.read_bw + (self.bytes - self.read_bytes) / m.write_bw
         return max(busy, by_bytes / now)
 
     @property

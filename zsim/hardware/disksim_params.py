@@ -9,7 +9,7 @@ skipped. Blocks come back as plain dicts with the block's type under ``"__type__
 
 :func:`drive_from_disksim` turns a validation ``.parv`` into a :class:`DisksimDrive`: the
 mechanism, layout, overheads, bus and cache figures zsim's HDD model uses
-(:func:`zsim.hardware.hdd.geometry_from_disksim` builds the model's geometry from it). Times
+(:func:`geometry_from_disksim` builds the model's geometry from it). Times
 in the files are in ms; the dataclass keeps DiskSim's units (ms, blocks of 512 bytes).
 """
 
@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from zsim.errors import ZsimError
+from zsim.hardware.hdd import ExactGeometry, GeoZone
 
 _PUNCT = set("{}[],=")
 _TOKEN = re.compile(r"[{}\[\],=]|[^{}\[\],=]+")
@@ -44,7 +45,9 @@ class _Tokens:
 
     def take(self) -> str:
         if self.pos >= len(self.items):
-            raise ZsimError(f"{self.source}: unexpected end of file (a block or list is not closed)")
+            raise ZsimError(
+                f"{self.source}: unexpected end of file (a block or list is not closed)"
+            )
         tok = self.items[self.pos][0]
         self.pos += 1
         return tok
@@ -262,6 +265,7 @@ class DisksimZone:
     dead: int  # empty blocks at the zone's front
     first_lbn: int
     lbn_per_cyl: int  # LBNs each cylinder holds after spares
+    track_lbns: int  # LBNs on a full track
     lbns: int  # LBNs in the zone
 
 
@@ -292,6 +296,8 @@ class DisksimDrive:
     max_readahead: int  # blocks
     readahead_over_requested: int
     sparing_scheme: int
+    read_watermark: float = 0.0  # fraction of the request buffered before the host transfer
+    reselect_ms: float = 0.0
     notes: tuple[str, ...] = ()
 
 
@@ -365,6 +371,7 @@ def _zones(layout: dict[str, Any], surfaces: int, blocks: int, where: str) -> li
                 dead=dead,
                 first_lbn=lbn,
                 lbn_per_cyl=per_cyl,
+                track_lbns=bpt - spares if scheme == 3 else bpt,
                 lbns=max(total, 0),
             )
         )
@@ -441,5 +448,61 @@ def drive_from_disksim(parv_path: str | Path) -> DisksimDrive:
         max_readahead=int(_num(disk, "Maximum read-ahead (blks)", where)),
         readahead_over_requested=int(disk.get("Read-ahead over requested", 0)),
         sparing_scheme=int(_num(layout, "Sparing scheme used", mw)),
+        read_watermark=float(disk.get("High (read) water mark", 0.0))
+        if int(disk.get("Set watermark by reqsize", 1))
+        else 0.0,
+        reselect_ms=float(disk.get("First reselect overhead", 0.0)),
         notes=tuple(notes),
     )
+
+
+def geometry_from_disksim(drive: DisksimDrive) -> ExactGeometry:
+    """The optional exact geometry of zsim's HDD model (``HddParams.geometry``), in s."""
+    ms = 1e-3
+    zones = tuple(
+        GeoZone(
+            first_lbn=z.first_lbn,
+            lbns=z.lbns,
+            first_cyl=z.first_cyl,
+            bpt=z.blocks_per_track,
+            track_lbns=z.track_lbns,
+            per_cyl=z.lbn_per_cyl,
+            dead=z.dead,
+            track_skew=z.track_skew,
+            cyl_skew=z.cyl_skew,
+            offset=z.first_block_offset,
+        )
+        for z in drive.zones
+    )
+
+    def pair(v: tuple[float, float]) -> tuple[float, float]:
+        return (v[0] * ms, v[1] * ms)
+
+    return ExactGeometry(
+        surfaces=drive.surfaces,
+        zones=zones,
+        seek_dist=drive.seek.distances,
+        seek_s=tuple(t * ms for t in drive.seek.times_ms),
+        head_switch=drive.head_switch_ms * ms,
+        write_settle=drive.write_settle_ms * ms,
+        read_hit=pair(drive.read_hit_ms),
+        read_miss=pair(drive.read_miss_ms),
+        write_hit=pair(drive.write_hit_ms),
+        write_miss=pair(drive.write_miss_ms),
+        read_completion=drive.read_completion_ms * ms,
+        write_completion=drive.write_completion_ms * ms,
+        bus_read_block=drive.bus_read_block_ms * ms,
+        bus_write_block=drive.bus_write_block_ms * ms,
+        segments=drive.segments,
+        segment_blocks=drive.segment_blocks,
+        fast_write=drive.fast_write_level,
+        max_readahead=drive.max_readahead,
+        readahead_over=1 if drive.readahead_over_requested > 0 else 0,
+        read_watermark=drive.read_watermark,
+        reselect=drive.reselect_ms * ms,
+    )
+
+
+def disksim_overrides(drive: DisksimDrive) -> dict[str, object]:
+    """``hdd_params`` overrides that make zsim's HDD model use the drive's full parameters."""
+    return {"rpm": drive.rpm, "geometry": geometry_from_disksim(drive), "sector": 512}
