@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from zsim.validate import ars_rows, summary, table
+from zsim.validate import ars_rows, ars_width_shape, summary, table
 
 pytestmark = pytest.mark.slow
 
@@ -23,8 +23,8 @@ KNOWN_MISSES = {
     "raidz2-8-1M-randwrite-rs128K": _REWRITE,
     "raidz2-8-1M-randwrite-rs1M": _REWRITE,
     "raidz2-8-randread-rs1M-minus-rs128K": "rs=128K random 1M reads are predicted too slow "
-    "relative to rs=1M (+28 %); cause not yet found",
-    "2xraidz2-4-1M-randread-rs1M": "predicted ~30 % fast; the article does not state its file "
+    "relative to rs=1M; cause not yet found",
+    "2xraidz2-4-1M-randread-rs1M": "predicted too fast; the article does not state its file "
     "sizes (zsim assumes 16 GiB per job: larger files mean longer seeks) and per-I/O read "
     "costs are not calibrated yet",
 }
@@ -68,3 +68,33 @@ def test_point_within_tolerance(rows, point):
 def test_zsim_beats_the_rule_of_thumb(rows):
     s = summary(rows)
     assert s["zsim_median_abs_error"] < s["baseline_median_abs_error"]
+
+
+@pytest.fixture(scope="module")
+def width():
+    shape = ars_width_shape(seed=1, target_ci=0.05, max_wall=40)  # shares runs with rows
+    print(
+        f"\nraidz2 width n+2, per data disk ÷ one disk, n = 2, 4, 6: "
+        f"writes {[round(x, 2) for x in shape['write']]}, "
+        f"reads {[round(x, 2) for x in shape['read']]}"
+    )
+    return shape
+
+
+def test_wide_raidz2_reads_fall_off(width):
+    """Reads: wide raidz2 falls short of its data disks, more so as it grows."""
+    reads = width["read"]
+    assert reads[2] < reads[0]
+    assert reads[1] < 1.0 and reads[2] < 1.0
+
+
+def test_wide_raidz2_writes_fall_short(width):
+    """Writes: the article's shortfall that grows with width (0.8 per data disk at n = 2)."""
+    writes = width["write"]
+    shortfall_grows = writes[2] < writes[1] < writes[0] and writes[0] < 1.0
+    if not shortfall_grows:
+        pytest.xfail(
+            f"per-data-disk write rates {[round(w, 2) for w in writes]} for n = 2, 4, 6: zsim's "
+            f"full-stripe COW writes scale linearly with width; the mechanism behind the "
+            f"measured shortfall is not identified"
+        )
