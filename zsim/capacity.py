@@ -16,7 +16,7 @@ derivation. Golden vectors from OpenZFS itself are in ``tests/data/openzfs-capac
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -543,7 +543,7 @@ def capacity(
             zfs_version=version,
             partitioning="none",
         )
-        return _replace(
+        return replace(
             inner,
             layout=to_compact(tree),
             zpool_form=to_zpool(tree),
@@ -610,12 +610,6 @@ def _report(
         notes=tuple(notes),
         **totals,
     )
-
-
-def _replace(report: CapacityReport, **changes: Any) -> CapacityReport:
-    from dataclasses import replace
-
-    return replace(report, **changes)
 
 
 def _plain_report(

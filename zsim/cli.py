@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 from zsim import __version__
 from zsim.capacity import PARTITIONINGS, CapacityReport, capacity
 from zsim.errors import ZsimError
-from zsim.hardware.catalog import list_profiles, load_profile
+from zsim.hardware.catalog import SCHEMA, list_profiles, load_profile
 from zsim.layout.grammar import parse_layout, to_compact, to_zpool
 from zsim.layout.tree import ZfsLayout
 from zsim.units import (
@@ -25,6 +25,9 @@ from zsim.units import (
     format_rate,
     format_size,
     format_time,
+    parse_rate,
+    parse_size,
+    parse_time,
 )
 from zsim.zfs.version import CURRENT
 
@@ -394,8 +397,6 @@ def _cmd_models(args: argparse.Namespace) -> tuple[Any, str]:
 
 
 def _show_value(key: str, value: Any) -> str:
-    from zsim.hardware.catalog import SCHEMA, parse_rate, parse_size, parse_time
-
     parser = SCHEMA.get(key, (None,))[0]
     if parser is parse_size and isinstance(value, int):
         return format_size(value)

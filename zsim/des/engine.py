@@ -21,7 +21,15 @@ from zsim.capacity import capacity
 from zsim.des.costs import CpuCosts, cpu_costs
 from zsim.des.hardware import BandwidthStage, CpuPool, Device, Path, after
 from zsim.des.stats import batch_means_halfwidth, mser5_truncation
-from zsim.des.vdev import ASYNC_READ, ASYNC_WRITE, SYNC_READ, SYNC_WRITE, LeafQueue, TopVdev
+from zsim.des.vdev import (
+    ASYNC_READ,
+    ASYNC_WRITE,
+    SYNC_READ,
+    SYNC_WRITE,
+    LeafQueue,
+    TopVdev,
+    Zio,
+)
 from zsim.errors import ZsimError
 from zsim.hardware import flash, hdd
 from zsim.hardware.catalog import Profile
@@ -51,7 +59,7 @@ class RunControl:
 # ---------------------------------------------------------------- bus
 
 
-def _encoding(rate_line: float, interface: str) -> float:
+def _encoding(rate_line: float) -> float:
     """Payload bytes/s of a serial link from its line rate (bytes/s of raw bits ÷ 8):
     SATA and SAS-1/2/3 use 8b/10b (80 %); SAS-4 (22.5 Gb/s) 128b/150b."""
     return rate_line * (128 / 150 if rate_line > 2e9 else 0.8)
@@ -68,7 +76,10 @@ def pcie_bytes_per_s(gen: int, lanes: int) -> float:
     return gts * lanes * encoding / 8 * (256 / 280)
 
 
-HBA_DEFAULT_IOPS = {2: 450_000, 3: 1_000_000}  # by SAS generation when max_iops is absent
+# Controller I/O ceiling by SAS generation when the profile gives no max_iops: Broadcom's
+# briefs quote ~1 M IOPS for SAS3 (SAS3008) and several hundred thousand for SAS2 (SAS2008,
+# commonly measured at ~450 k); an estimate to be replaced by a profile figure.
+HBA_DEFAULT_IOPS = {2: 450_000, 3: 1_000_000}
 
 
 def _bus(env: simpy.Environment, sc: Any, names: list[str], disk: Profile) -> dict[str, Path]:
@@ -82,7 +93,7 @@ def _bus(env: simpy.Environment, sc: Any, names: list[str], disk: Profile) -> di
             link_line = min(link_line, hw.hba.lane_rate)
         per_link = max(1, hw.disks_per_link)
         for start in range(0, len(names), per_link):
-            lane = BandwidthStage(env, f"link:{names[start]}", _encoding(link_line, "sas"))
+            lane = BandwidthStage(env, f"link:{names[start]}", _encoding(link_line))
             for n in names[start : start + per_link]:
                 stages[n].append(lane)
     else:  # NVMe: each drive has its own PCIe link
@@ -380,9 +391,7 @@ class ZfsModel:
             self._start_sync()
 
 
-def _ub_zio(top: TopVdev, done: Callback) -> Any:
-    from zsim.des.vdev import Zio
-
+def _ub_zio(top: TopVdev, done: Callback) -> Zio:
     # the uberblock ring lives in the labels at the start of the device
     return Zio(
         offset=128 * KiB,

@@ -176,6 +176,9 @@ class Device:
             )
         else:
             io = self.queue.pop(0)
+            if self.busy.active == 0:  # the write cache drains while the drive is idle
+                idle = self.env.now - self.busy.since
+                self.written = flash.written_after_idle(self.model, self.written, idle)
             seconds = flash.service_time(
                 self.model, io.nbytes, io.is_write, self.written, busy=self.busy.active + 1
             )
@@ -206,10 +209,6 @@ class Device:
         m = self.model
         by_bytes = self.read_bytes / m.read_bw + (self.bytes - self.read_bytes) / m.write_bw
         return max(busy, by_bytes / now)
-
-    @property
-    def outstanding(self) -> int:
-        return self.busy.active + len(self.queue)
 
 
 @dataclass

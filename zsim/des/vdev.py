@@ -22,7 +22,6 @@ from zsim.layout.tree import Vdev
 Callback = Callable[[], None]
 
 SYNC_READ, SYNC_WRITE, ASYNC_READ, ASYNC_WRITE = 0, 1, 2, 3
-CLASS_NAMES = ("sync_read", "sync_write", "async_read", "async_write")
 # (min_active, max_active) per class, vdev_queue.c defaults (async_write max is dynamic)
 CLASS_LIMITS = ((10, 10), (10, 10), (1, 3), (2, 10))
 READ_GAP_LIMIT = 32 * 1024  # zfs_vdev_read_gap_limit

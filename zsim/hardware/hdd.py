@@ -871,13 +871,12 @@ class ExactGeometry:
 class _GeoState:
     """Mutable state of the exact-geometry path (kept in ``HddState.geo``)."""
 
-    __slots__ = ("cyl", "head", "head_free", "last_end", "last_write", "segs", "stream")
+    __slots__ = ("cyl", "head", "head_free", "last_write", "segs", "stream")
 
     def __init__(self) -> None:
         self.cyl = 0
         self.head = 0
         self.head_free = 0.0
-        self.last_end = -1
         self.last_write = False
         self.segs: list[list[int]] = []  # cached [start, end) blocks, most recent last
         # live read-ahead: (start lbn, planned end, chunks (lbn0, k, t0, st, cyl, head))
@@ -1096,7 +1095,6 @@ def _geo_service(
         xfer = n * bw
         complete = (data_in if fast else max(media_end, data_in)) + g.write_completion
     gs.last_write = is_write
-    gs.last_end = end
     state.free_at = complete
     total = complete - now
     parts = {

@@ -76,12 +76,6 @@ class RaidzMap:
         """Allocated bytes: data + parity + skip; equals :func:`raidz_asize`."""
         return self.data_bytes + self.parity_bytes + self.skip_bytes
 
-    def children_touched(self, include_parity: bool) -> tuple[int, ...]:
-        """Children with bytes of this block (data only, or data and parity)."""
-        return tuple(
-            c.child for c in self.columns if c.size and (include_parity or not c.is_parity)
-        )
-
 
 def raidz_columns(
     offset: int, psize: int, ashift: int, width: int, parity: int
