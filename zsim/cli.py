@@ -99,8 +99,16 @@ def _build_parser() -> argparse.ArgumentParser:
     val = sub.add_parser(
         "validate",
         help="predicted vs measured on the bundled reference sets, with errors",
-        description="Run the bundled published measurements (Ars Technica IronWolf 8-disk "
-        "set) through zsim and the rule of thumb and print every error.",
+        description="Run the bundled published measurements through zsim and the rule of "
+        "thumb and print every error. Sets: ars (Ars Technica, 8 x IronWolf), disksim (DiskSim "
+        "4.0 validation traces), tnbench (tn-bench dd on NVMe raidz1), clemtibs (fio on a "
+        "5 x 12 TB raidz2). Default: ars and disksim.",
+    )
+    val.add_argument(
+        "sets",
+        nargs="*",
+        metavar="SET",
+        help="reference sets to run: ars, disksim, tnbench, clemtibs (default: ars disksim)",
     )
     val.add_argument("--seed", type=int, default=1)
     val.add_argument("--target-ci", type=float, default=0.03)
@@ -327,21 +335,50 @@ def _workload_text(w: dict[str, Any]) -> str:
 
 
 def _cmd_validate(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
-    from zsim.validate import ars_rows, disksim_rows, summary, table, trace_table
+    sets = list(dict.fromkeys(args.sets or ["ars", "disksim"]))
+    known = ("ars", "disksim", "tnbench", "clemtibs")
+    unknown = [x for x in sets if x not in known]
+    if unknown:
+        raise ZsimError(f"unknown reference set {unknown[0]!r}: choose from {', '.join(known)}")
+    data: dict[str, Any] = {}
+    parts = []
+    if "ars" in sets:
+        from zsim.validate import ars_rows, summary, table
 
-    rows = ars_rows(seed=args.seed, target_ci=args.target_ci)
-    traces = disksim_rows(seed=args.seed)
-    data = {
-        "ars-ironwolf8": {"rows": [r.to_dict() for r in rows], "summary": summary(rows)},
-        "disksim-traces": [r.to_dict() for r in traces],
-    }
-    text = (
-        "Ars Technica, 8 x IronWolf 12TB (MiB/s or ratio; zsim vs the rule of thumb)\n"
-        + table(rows)
-        + "\n\nDiskSim 4.0 validation traces, datasheet-level drives, queue depth 1\n"
-        + trace_table(traces)
-    )
-    return data, text
+        rows = ars_rows(seed=args.seed, target_ci=args.target_ci)
+        data["ars-ironwolf8"] = {"rows": [r.to_dict() for r in rows], "summary": summary(rows)}
+        parts.append(
+            "Ars Technica, 8 x IronWolf 12TB (MiB/s or ratio; zsim vs the rule of thumb)\n"
+            + table(rows)
+        )
+    if "disksim" in sets:
+        from zsim.validate import disksim_rows, trace_table
+
+        traces = disksim_rows(seed=args.seed)
+        data["disksim-traces"] = [r.to_dict() for r in traces]
+        parts.append(
+            "DiskSim 4.0 validation traces, datasheet-level drives, queue depth 1\n"
+            + trace_table(traces)
+        )
+    if "tnbench" in sets:
+        from zsim.validate_tnbench import tnbench_rows, tnbench_summary, tnbench_table
+
+        tn = tnbench_rows(seed=args.seed)
+        data["tnbench-m50"] = {
+            "rows": [r.to_dict() for r in tn],
+            "summary": tnbench_summary(tn),
+        }
+        parts.append("tn-bench, TrueNAS M50, dd on raidz1 4 NVMe\n" + tnbench_table(tn))
+    if "clemtibs" in sets:
+        from zsim.validate_clemtibs import clemtibs_rows, clemtibs_summary, clemtibs_table
+
+        cl = clemtibs_rows(seed=args.seed)
+        data["clemtibs-zfs-benchmark"] = {
+            "rows": [r.to_dict() for r in cl],
+            "summary": clemtibs_summary(cl),
+        }
+        parts.append("clemtibs, fio on raidz2 5 x Toshiba X300 Pro 12TB\n" + clemtibs_table(cl))
+    return data, "\n\n".join(parts)
 
 
 def _cmd_layout(args: argparse.Namespace) -> tuple[dict[str, Any], str]:

@@ -69,7 +69,7 @@ TRACE_FORMATS = ("disksim-validate",)
 #: Which workload keys each tool reads (``tool`` itself is read by all).
 TOOL_KEYS: dict[str, tuple[str, ...]] = {
     "fio": ("rw", "bs", "rwmixread", "numjobs", "iodepth", "sync", "fsync", "direct", "size",
-            "ioengine"),
+            "ioengine", "overwrite"),
     "dd": ("direction", "bs", "bytes", "streams", "source"),
     "trace": ("file", "format"),
 }  # fmt: skip
@@ -145,6 +145,7 @@ KEYS: dict[str, dict[str, _Key]] = {
         "direct": _Key("bool", "true or false", "false"),
         "size": _Key("size", "a size above 0 (per job)", '"16GiB"'),
         "ioengine": _enum(IOENGINES, "libaio"),
+        "overwrite": _Key("bool", "true or false", "true"),
         "direction": _enum(DD_DIRECTIONS, "write"),
         "bytes": _Key("size", "a size above 0 (per stream)", '"10GiB"'),
         "streams": _Key("int", "a whole number ≥ 1", "1"),
@@ -522,6 +523,11 @@ class Workload:
         direct: O_DIRECT (default ``False``).
         size: bytes per job, one file per job, above 0 (default 4 GiB).
         ioengine: libaio | psync | sync | io_uring | posixaio (default ``"libaio"``).
+        overwrite: fio's ``overwrite``: the job's files exist, fully written, before the run
+            (default ``False``, fio's: a job that only writes starts on sparse files, which
+            fio creates without writing data, so the first write to a record reads nothing;
+            a job that reads lays its files out first whatever this says). Set it for files
+            left by an earlier run, as in "rewrite" benchmarks.
 
         dd (``direction`` and ``bs`` are required):
         direction: write | read (default ``None``).
@@ -549,6 +555,7 @@ class Workload:
     direct: bool = False
     size: int = 4 * GiB
     ioengine: str = "libaio"
+    overwrite: bool = False
     direction: str | None = None
     bytes: int = 10 * GiB
     streams: int = 1
@@ -609,7 +616,7 @@ def _check_fio(work: Workload) -> None:
     _check_whole("workload", "rwmixread", work.rwmixread, 0, 100)
     _check_whole("workload", "numjobs", work.numjobs, 1)
     _check_whole("workload", "iodepth", work.iodepth, 1)
-    for key in ("sync", "direct"):
+    for key in ("sync", "direct", "overwrite"):
         if not isinstance(getattr(work, key), bool):
             raise _bad("workload", key, getattr(work, key))
     _check_whole("workload", "fsync", work.fsync, 0)

@@ -91,6 +91,7 @@ BAD_INPUT = [
     (["capacity", "raidz2 6", "--disk-size", "32MB"], "64 MiB minimum"),
     (["models", "no-such-disk"], "no hardware profile"),
     (["layout", ""], "empty"),
+    (["validate", "ars", "bogus"], "unknown reference set 'bogus'"),
 ]
 
 
@@ -131,7 +132,10 @@ BAD_SCENARIOS = [
         "no-such-disk",
     ),
     (GOOD_SCENARIO[: len(GOOD_SCENARIO) // 2] + '\nbroken = "', "TOML"),
-    (GOOD_SCENARIO.replace("[pool]", '[pool]\nsync = "always"'), "ZIL"),
+    (
+        GOOD_SCENARIO.replace('layout = "mirror 2"', 'layout = "mirror 2 special mirror 2"'),
+        "special/dedup/cache vdevs",
+    ),
 ]
 
 

@@ -122,3 +122,37 @@ def test_baseline_engine_uses_the_rule_of_thumb():
     r = simulate(sc, engine="baseline")
     assert r.engine == "baseline"
     assert r.read.iops == pytest.approx(1 / (0.0085 + 0.5 * 60 / 7200), rel=1e-6)
+
+
+def _sparse_scenario(overwrite: bool):
+    from zsim.scenario import scenario_from_dict
+
+    return scenario_from_dict(
+        {
+            "hardware": {"disk": "seagate-ironwolf-12tb", "ram": "64GiB", "zfs_version": "2.2"},
+            "pool": {"layout": "raidz2 5", "recordsize": "1M"},
+            "workload": {
+                "tool": "fio",
+                "rw": "write",
+                "bs": "128K",
+                "numjobs": 4,
+                "size": "8GiB",
+                "ioengine": "psync",
+                "overwrite": overwrite,
+            },
+        }
+    )
+
+
+def test_write_only_fio_jobs_start_on_sparse_files():
+    """fio creates a write-only job's files without writing them: 128 KiB writes into
+    1 MiB records then read nothing. With ``overwrite`` the files exist and every record's
+    first partial write reads the record from disk (the ARC is cold for sequential
+    writers), so the same job is slower and the disks read."""
+    from zsim.simulate import simulate
+
+    sparse = simulate(_sparse_scenario(False), seed=3, target_ci=0.05, max_sim_seconds=30)
+    existing = simulate(_sparse_scenario(True), seed=3, target_ci=0.05, max_sim_seconds=30)
+    assert sparse.write.bytes_per_s > 1.5 * existing.write.bytes_per_s
+    assert sparse.details["arc_hit_ratio"] is None  # no read at all
+    assert existing.details["arc_hit_ratio"] is not None

@@ -132,7 +132,7 @@ def test_nvme_fallbacks():
     assert p.write_iops == pytest.approx(2e9 / 4096)
     assert p.parallelism == 59  # ⌈732 k × 80 µs⌉ = ⌈58.6⌉
     assert p.steady_write_bw == 2e9 and p.write_cache is None
-    assert len(p.notes) == 5
+    assert len(p.notes) == 6  # the five figures and power_loss_protection
 
 
 def test_sata_fallbacks_cap_iops():

@@ -30,6 +30,7 @@ from zsim.des.vdev import (
     TopVdev,
     Zio,
 )
+from zsim.des.zil import Zil
 from zsim.errors import ZsimError
 from zsim.hardware import flash, hdd
 from zsim.hardware.catalog import Profile
@@ -82,7 +83,11 @@ def pcie_bytes_per_s(gen: int, lanes: int) -> float:
 HBA_DEFAULT_IOPS = {2: 450_000, 3: 1_000_000}
 
 
-def _bus(env: simpy.Environment, sc: Any, names: list[str], disk: Profile) -> dict[str, Path]:
+def _bus(
+    env: simpy.Environment, sc: Any, names: list[str], disk: Profile, behind_hba: bool = True
+) -> dict[str, Path]:
+    """Each device's path to memory: its own link, then the shared expander and HBA when
+    ``behind_hba`` (log devices are modelled on their own ports: onboard SATA or NVMe)."""
     stages: dict[str, list[BandwidthStage]] = {n: [] for n in names}
     hw = sc.hardware
     link_line = disk.link_rate
@@ -100,11 +105,12 @@ def _bus(env: simpy.Environment, sc: Any, names: list[str], disk: Profile) -> di
         gen, lanes = disk.pcie_gen or 3, disk.pcie_lanes or 4
         for n in names:
             stages[n].append(BandwidthStage(env, f"link:{n}", pcie_bytes_per_s(gen, lanes)))
-    if hw.expander_bw:
+    if hw.expander_bw and behind_hba:
         expander = BandwidthStage(env, "expander", hw.expander_bw)
         for n in names:
             stages[n].append(expander)
-    if hw.hba is not None:  # tri-mode HBAs carry NVMe traffic through their own uplink too
+    # tri-mode HBAs carry NVMe traffic through their own uplink too
+    if hw.hba is not None and behind_hba:
         iops = hw.hba.max_iops or HBA_DEFAULT_IOPS[3 if (hw.hba.lane_rate or 0) >= 1.5e9 else 2]
         hba = BandwidthStage(
             env, "hba", pcie_bytes_per_s(hw.hba.pcie_gen, hw.hba.pcie_lanes), per_io=1.0 / iops
@@ -145,6 +151,9 @@ class _Txg:
     records: dict[tuple[int, int], None] = field(default_factory=dict)
     bytes: int = 0
     pending: int = 0
+    synced: bool = False
+    #: records a ZIL commit already wrote to their final place (dmu_sync): not rewritten
+    presynced: set[tuple[int, int]] = field(default_factory=set)
 
 
 class ZfsModel:
@@ -315,6 +324,8 @@ class ZfsModel:
             self.open.bytes += self.recordsize
             self.dirty += self.recordsize
             self._update_async_limit()
+        elif key in self.open.presynced:
+            self.open.presynced.discard(key)  # dirtied again after dmu_sync: sync writes it
         if self.open.bytes >= self.txg.sync_bytes:
             self._want_sync()
         done()
@@ -335,6 +346,12 @@ class ZfsModel:
         else:
             self.sync_wanted = True
 
+    def presync(self, key: tuple[int, int]) -> None:
+        """A ZIL commit wrote this dirty record to its final place (``dmu_sync``); the txg
+        that holds it will not write it again unless it is dirtied again."""
+        if key in self.open.records:
+            self.open.presynced.add(key)
+
     def _start_sync(self) -> None:
         if not self.open.records:
             return
@@ -342,7 +359,16 @@ class ZfsModel:
         self.syncing = txg
         self.sync_wanted = False
         self.last_sync_start = self.env.now
-        keys = sorted(txg.records)  # dbuf sync order: by object, then block
+        # dbuf sync order: by object, then block; blocks dmu_sync wrote are only released
+        keys = sorted(k for k in txg.records if k not in txg.presynced)
+        if txg.presynced:
+            self.dirty -= len(txg.presynced) * self.recordsize
+            self._update_async_limit()
+            while self.throttled and self.dirty < self.txg.dirty_max:
+                self.throttled.popleft()()
+        if not keys:
+            self._write_uberblocks(txg)
+            return
         txg.pending = len(keys)
         c = self.costs
         parity = max((t.vdev.parity for t in self.tops), default=0)
@@ -385,6 +411,7 @@ class ZfsModel:
     def _sync_done(self, txg: _Txg) -> None:
         for key in txg.records:
             self.arc.insert(key)
+        txg.synced = True
         self.syncing = None
         self.txgs_synced += 1
         if self.sync_wanted or self.open.bytes >= self.txg.sync_bytes:
@@ -424,6 +451,7 @@ class Job:
         self.waiting: deque[tuple[float, bool, int]] = deque()
         self.running = 0
         self.cursor = 0  # sequential position, bytes
+        self.writes = 0  # writes done, for fsync=N
         self.prefetched_to = 0  # next record a sequential stream has not yet prefetched
 
     def start(self) -> None:
@@ -474,18 +502,13 @@ class Engine:
                 f"the discrete-event engine models ZFS pools; {pool.layout!r} is a "
                 f"{layout.system} layout (md/btrfs performance arrives with engine II)"
             )
-        if layout.of_class("log", "special", "dedup", "cache"):
+        if layout.of_class("special", "dedup", "cache"):
             raise ZsimError(
-                f"{pool.layout!r} has log/special/dedup/cache vdevs, which engine II models; "
-                f"simulate the data vdevs alone for now"
+                f"{pool.layout!r} has special/dedup/cache vdevs, which the engine does not "
+                f"model yet; simulate the data and log vdevs alone for now"
             )
         if w.tool == "trace":
             raise ZsimError("trace workloads replay on one disk: call zsim.simulate(), not Engine")
-        if (w.tool == "fio" and (w.sync or w.fsync)) or pool.sync == "always":
-            raise ZsimError(
-                "sync writes (sync/fsync or pool.sync = always) need the ZIL model of engine "
-                "II; drop them to simulate the async path"
-            )
         self.version = parse_zfs_version(hw.zfs_version)
         disk = hw.disk
         rotating = disk.kind == "hdd"
@@ -513,6 +536,7 @@ class Engine:
                 self.devices[name] = dev
                 leaves.append(LeafQueue(dev, agg))
             tops.append(TopVdev(vdev, leaves, pool.ashift, vcap.metaslab_bytes, rotating))
+        self.log_tops = self._log_vdevs(layout, agg)
         self.cpu = CpuPool(self.env, hw.cpu_cores)
         parity = max(v.parity for v in layout.data_vdevs)
         self.costs = cpu_costs(
@@ -524,6 +548,37 @@ class Engine:
         )
         self.zfs = ZfsModel(self.env, sc, tops, self.cpu, self.costs, self.rng)
         self._setup_workload()
+        # sync writes: O_SYNC (fio sync=1) or pool sync=always commit every write; fio
+        # fsync=N commits a job's writes every N; sync=disabled makes commits no-ops
+        self.o_sync = (w.tool == "fio" and w.sync) or pool.sync == "always"
+        self.fsync_every = w.fsync if w.tool == "fio" else 0
+        self.zil: Zil | None = None
+        if pool.sync != "disabled" and (self.o_sync or self.fsync_every):
+            self.zil = Zil(self.zfs, self.log_tops, pool.logbias, self.direct)
+
+    def _log_vdevs(self, layout: ZfsLayout, aggregation: int) -> list[TopVdev]:
+        """The SLOG: ``log`` vdevs on the log device profile (else the data disk's)."""
+        vdevs = layout.of_class("log")
+        if not vdevs:
+            return []
+        hw, pool = self.sc.hardware, self.sc.pool
+        profile = hw.log_device or hw.disk
+        rotating = profile.kind == "hdd"
+        model = hdd.hdd_params(profile) if rotating else flash.flash_params(profile)
+        names = [d for v in vdevs for d in v.devices]
+        paths = _bus(self.env, self.sc, names, profile, behind_hba=False)
+        self.stages.update({s.name: s for p in paths.values() for s in p.stages})
+        tops = []
+        for vdev in vdevs:
+            leaves = []
+            for name in vdev.devices:
+                phase = float(self.rng.uniform(0.0, model.period)) if rotating else 0.0
+                dev = Device(self.env, name, model, rotating, paths[name], phase)
+                self.devices[name] = dev
+                leaves.append(LeafQueue(dev, aggregation))
+            space = max(1 << 30, profile.size_bytes - (8 << 20))  # less labels and boot area
+            tops.append(TopVdev(vdev, leaves, pool.ashift, space, rotating))
+        return tops
 
     # ---- workload shape
     def _setup_workload(self) -> None:
@@ -538,12 +593,16 @@ class Engine:
         if self.bs <= 0:
             raise ZsimError("workload bs must be more than 0")
         self.file_records = max(1, -(-self.file_bytes // rs))
-        # dd writes a new file; fio lays its files out before the run and then rewrites them
-        self.new_files = w.tool == "dd" and self.rw == "write"
         self.random = self.rw.startswith("rand")
         self.read_fraction = {"read": 1.0, "randread": 1.0, "write": 0.0, "randwrite": 0.0}.get(
             self.rw, (w.rwmixread / 100) if w.tool == "fio" else 0.5
         )
+        # dd writes a new file. fio lays a job's files out (writes them) before the run only
+        # when the job reads or `overwrite` is set; a write-only job starts on sparse files
+        # (fio's extend_file() just truncates them), so a record's first write reads nothing.
+        self.new_files = w.tool == "dd" and self.rw == "write"
+        self.sparse = w.tool == "fio" and self.read_fraction == 0.0 and not w.overwrite
+        self.written: set[tuple[int, int]] = set()
         self.direct = (
             (w.tool == "fio" and w.direct and self.sc.pool.direct != "disabled")
             or self.sc.pool.direct == "always"
@@ -553,7 +612,8 @@ class Engine:
         self.client_threads = njobs * concurrency
         self.client_cpu = 0.0
         self.zfs.place_files(njobs, self.file_records)
-        if self.read_fraction > 0 and self.random:
+        if self.random and not self.sparse:
+            # reads, and read-modify-writes of existing records, meet a warm ARC
             self.zfs.warm_arc(njobs, self.file_records)
         self.prefetch_records = max(
             1, (64 * MiB if self.version.at_least(2, 2) else 8 * MiB) // self.sc.pool.recordsize
@@ -581,9 +641,11 @@ class Engine:
         core, same dirty record, no read), so one CPU job and one admission stand for all of
         them; their completions are spread over the batch exactly as one by one."""
         rs = self.sc.pool.recordsize
-        if is_read or self.random or not self.new_files or job.slots != 1:
+        if is_read or self.random or job.slots != 1 or self.zil is not None:
             return 1
         if rs % self.bs or offset % rs or self.zfs.throttled:
+            return 1
+        if not (self.new_files or self._hole(job.index, offset // rs)):
             return 1
         if throttle_delay(self.zfs.dirty, self.zfs.txg) > 0:
             return 1
@@ -610,13 +672,15 @@ class Engine:
             if is_read:
                 self._read(job, keys, finish)
             else:
-                self._write(keys, offset, finish)
+                self._write(job, keys, offset, issued, finish)
 
         self.cpu.run(work, after_cpu)
 
     def _call_batch(self, job: Job, issued: float, offset: int, work: float, n: int) -> None:
         self.client_cpu += work * n
         key = (job.index, (offset // self.sc.pool.recordsize) % self.file_records)
+        if self.sparse:
+            self.written.add(key)
         job.cursor = offset + n * self.bs
         if job.cursor + self.bs > self.file_bytes:
             job.cursor = 0
@@ -653,7 +717,14 @@ class Engine:
             self.zfs.read_record((job.index, r), ASYNC_READ, lambda: None, not self.direct)
         job.prefetched_to = max(job.prefetched_to, end)
 
-    def _write(self, keys: list[tuple[int, int]], offset: int, done: Callback) -> None:
+    def _write(
+        self,
+        job: Job,
+        keys: list[tuple[int, int]],
+        offset: int,
+        issued: float,
+        done: Callback,
+    ) -> None:
         rs = self.sc.pool.recordsize
         whole = offset % rs == 0 and self.bs % rs == 0
         left = [len(keys)]
@@ -661,16 +732,48 @@ class Engine:
         def one() -> None:
             left[0] -= 1
             if left[0] == 0:
-                done()
+                if self.zil is None:
+                    done()
+                else:
+                    self._log_and_commit(job, keys, offset, issued, done)
 
         for key in keys:
-            if whole or self.new_files:
+            if whole or self.new_files or self._hole(*key):
                 # whole records, or records of a file being created (a hole reads as zeros
                 # without I/O): no read first
+                if self.sparse:
+                    self.written.add(key)
                 self.zfs.dirty_record(key, one)
             else:
                 # partial record: read-modify-write unless the record is in memory
                 self.zfs.read_record(key, SYNC_READ, lambda k=key: self.zfs.dirty_record(k, one))
+
+    def _log_and_commit(
+        self, job: Job, keys: list[tuple[int, int]], offset: int, issued: float, done: Callback
+    ) -> None:
+        """The write's intent-log records; O_SYNC commits them before the call returns,
+        fsync=N commits every N-th write's job (fio counts the fsync apart from the write)."""
+        zil = self.zil
+        assert zil is not None
+        rs = self.sc.pool.recordsize
+        end = offset + self.bs
+        for key in keys:
+            start = key[1] * rs
+            nbytes = min(end, start + rs) - max(offset, start)
+            zil.log_write(job.index, key, nbytes, self.o_sync)
+        if self.o_sync:
+            zil.commit(job.index, done)
+            return
+        job.writes += 1
+        if job.writes % self.fsync_every:
+            done()
+            return
+        self.record(issued, False, self.bs)
+        zil.commit(job.index, job.finished_batch)
+
+    def _hole(self, job: int, record: int) -> bool:
+        """Is this record of a sparse file still a hole (never written in the run)?"""
+        return self.sparse and (job, record % self.file_records) not in self.written
 
     def record(self, issued: float, is_read: bool, nbytes: int) -> None:
         self.record_at(self.env.now, issued, is_read, nbytes)
@@ -796,8 +899,13 @@ class Engine:
                 "dirty_max_bytes": self.zfs.txg.dirty_max,
                 "device_ios": {n: d.ios for n, d in self.devices.items()},
                 "window_s": window,
+                **self._zil_details(),
             },
         )
+
+    def _write_latency_sum(self) -> float:
+        s = self.stats
+        return float(sum(lat for lat, r in zip(s.latencies, s.is_read, strict=True) if not r))
 
     def _utilization(self) -> dict[str, float]:
         now = self.env.now
@@ -807,12 +915,27 @@ class Engine:
         util["cpu"] = self.cpu.busy.utilization(now)
         return util
 
+    def _zil_details(self) -> dict[str, Any]:
+        zil = self.zil
+        if zil is None:
+            return {}
+        return {
+            "zil_commits": zil.commits,
+            "zil_commit_mean_s": zil.commit_time / zil.commits if zil.commits else None,
+            "zil_lwbs": zil.lwbs_written,
+            "zil_log_bytes": zil.log_bytes,
+            "zil_indirect_writes": zil.indirect_writes,
+            "slog": bool(zil.log_tops),
+        }
+
     def _limit(self, util: dict[str, float]) -> str:
         name, busiest = max(util.items(), key=lambda kv: kv[1])
         if busiest >= 0.85:
             return name
         if self.read_fraction < 1.0 and self.zfs.delay_time > 0.2 * self.env.now:
             return "txg"
+        if self.zil is not None and self.zil.commit_time > 0.5 * self._write_latency_sum():
+            return "zil"
         # a few client threads each busy on their own core: bound by per-call CPU cost
         threads = min(self.client_threads, self.cpu.cores)
         if self.client_cpu >= 0.85 * threads * self.env.now:

@@ -182,6 +182,8 @@ class Device:
             seconds = flash.service_time(
                 self.model, io.nbytes, io.is_write, self.written, busy=self.busy.active + 1
             )
+            if io.needs_flush:
+                seconds = self.model.flush_latency + (seconds if io.nbytes else 0.0)
             if io.is_write:
                 self.written += io.nbytes
         self.busy.change(self.env.now, +1)

@@ -253,11 +253,28 @@ class TopVdev:
             best = tied[(offset >> 21) % len(tied)]
         return best
 
-    def io(self, offset: int, psize: int, is_write: bool, klass: int, done: Callback) -> int:
-        """Issue a block read or write; ``done`` when every leaf I/O finished. Returns the
-        number of leaf I/Os."""
+    def io(
+        self,
+        offset: int,
+        psize: int,
+        is_write: bool,
+        klass: int,
+        done: Callback,
+        flush: bool = False,
+    ) -> int:
+        """Issue a block read or write; ``done`` when every leaf I/O finished (``flush``: each
+        leaf write also reaches stable media, as a ZIL block on a log device does). Returns
+        the number of leaf I/Os."""
         ios = self._leaf_ios(offset, psize, is_write)
         countdown = _Countdown(len(ios), done)
         for leaf, leaf_offset, nbytes in ios:
-            self.leaves[leaf].add(Zio(leaf_offset, nbytes, is_write, klass, countdown.tick))
+            self.leaves[leaf].add(
+                Zio(leaf_offset, nbytes, is_write, klass, countdown.tick, needs_flush=flush)
+            )
         return len(ios)
+
+    def flush(self, done: Callback) -> None:
+        """``zio_flush()``: a cache flush on every leaf, ``done`` when all answered."""
+        countdown = _Countdown(len(self.leaves), done)
+        for leaf in self.leaves:
+            leaf.add(Zio(0, 0, True, SYNC_WRITE, countdown.tick, needs_flush=True))

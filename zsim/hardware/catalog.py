@@ -113,7 +113,12 @@ SCHEMA: dict[str, tuple[_Parser, tuple[str, ...], bool, str]] = {
     "write_latency": (parse_time, ("ssd", "nvme"), True, "QD1 4K write latency, s"),
     "steady_write_bw": (parse_rate, ("ssd", "nvme"), True, "write rate after the cache, bytes/s"),
     "write_cache": (parse_size, ("ssd", "nvme"), True, "bytes written at full speed first"),
-    "power_loss_protection": (_flag, ("ssd", "nvme"), True, "capacitor-backed write cache"),
+    "power_loss_protection": (
+        _flag,
+        ("hdd", "ssd", "nvme"),
+        True,
+        "write cache survives power loss (capacitors, or an HDD's persistent write cache)",
+    ),
     "endurance_dwpd": (_number, ("ssd", "nvme"), True, "drive writes per day"),
     "chip": (_text, ("hba",), False, "controller chip"),
     "ports": (_integer, ("hba",), True, "device lanes (phys)"),

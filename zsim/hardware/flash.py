@@ -51,6 +51,14 @@ NVME_IOPS_CAP = 1_000_000
 """Ceiling on IOPS derived from bandwidth (bw / 4 KiB) for NVMe: PCIe Gen4 x4 enterprise
 drives reach about 1 M random 4 KiB reads (PM9A3 in the catalog)."""
 
+FLUSH_NO_PLP = 1e-3
+"""Time a cache flush (or FUA write) holds a drive without power-loss protection, s: it must
+persist its volatile DRAM/SLC buffer and mapping updates before it answers. Mark Callaghan,
+"SSDs, power loss protection and fsync latency" (smalldatum.blogspot.com, January 2026):
+consumer NVMe drives without PLP show fsync latencies of milliseconds while writes are fast;
+1 ms is the low end of that range. Drives with PLP treat their cache as non-volatile and
+answer a flush at once (0 s; the same post measures µs to tens of µs)."""
+
 SATA_IOPS_CAP = 100_000
 """Same for SATA/SAS: one 32-deep NCQ queue over a 600 MB/s link tops out near 100 k IOPS
 (870 EVO 98 k in the catalog). A bw-derived write IOPS is optimistic: real random-write IOPS
@@ -63,8 +71,9 @@ class FlashParams:
 
     Latencies (QD1 4 KiB) and ``overhead`` in s; ``read_bw``/``write_bw``/``steady_write_bw``
     in bytes/s; IOPS at 4 KiB; ``parallelism`` internal units; ``write_cache`` bytes written at
-    full speed before the write rate drops to ``steady_write_bw`` (None: no cliff); ``notes``
-    the fallbacks :func:`flash_params` used.
+    full speed before the write rate drops to ``steady_write_bw`` (None: no cliff);
+    ``flush_latency`` s added to a write that must reach stable media (FUA or a cache flush);
+    ``notes`` the fallbacks :func:`flash_params` used.
     """
 
     read_latency: float
@@ -77,13 +86,14 @@ class FlashParams:
     steady_write_bw: float
     write_cache: int | None = None
     overhead: float = 0.0
+    flush_latency: float = 0.0
     notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         rates = (self.read_bw, self.write_bw, self.read_iops, self.write_iops)
         if min(rates) <= 0 or self.steady_write_bw <= 0:
             raise ZsimError("SSD bandwidths and IOPS must be above 0")
-        if min(self.read_latency, self.write_latency, self.overhead) < 0:
+        if min(self.read_latency, self.write_latency, self.overhead, self.flush_latency) < 0:
             raise ZsimError("SSD latencies and overhead must not be negative")
         if self.parallelism < 1:
             raise ZsimError(f"an SSD has at least 1 internal unit, not {self.parallelism}")
@@ -137,6 +147,10 @@ def flash_params(profile: Profile, **overrides: object) -> FlashParams:
     if write_iops is None:
         write_iops = min(profile.write_bw / REF_BYTES, cap)
         notes.append(f"write_iops missing: write_bw / 4 KiB, at most {cap} (optimistic)")
+    if profile.power_loss_protection is None:
+        notes.append(
+            f"power_loss_protection missing: none assumed, flush {FLUSH_NO_PLP * 1e3:g} ms"
+        )
     steady = profile.steady_write_bw
     if steady is None:
         steady = profile.write_bw
@@ -151,6 +165,7 @@ def flash_params(profile: Profile, **overrides: object) -> FlashParams:
         "parallelism": _units(read_iops, read_latency),
         "steady_write_bw": min(steady, profile.write_bw),
         "write_cache": profile.write_cache or None,
+        "flush_latency": 0.0 if profile.power_loss_protection else FLUSH_NO_PLP,
         "notes": tuple(notes),
     }
     values.update(overrides)

@@ -212,7 +212,9 @@ class HddParams:
     ``capacity`` bytes; ``rpm``; ``outer_rate``/``inner_rate`` media rates at LBA 0 and at the
     end, bytes/s; ``seek_read``/``seek_write`` fitted curves; ``sector`` physical sector,
     bytes; ``overhead`` per command, s; ``write_cache`` write-back on (WCE); ``cache_bytes``
-    dirty data the drive may hold; ``readahead`` bytes per stream; ``buffer_rate`` interface
+    dirty data the drive may hold; ``persistent_cache`` the cache survives power loss (Toshiba's
+    Persistent Write Cache, or a capacitor), so a flush or FUA write completes from the cache;
+    ``readahead`` bytes per stream; ``buffer_rate`` interface
     ↔ buffer rate, bytes/s; ``destage_window`` dirty extents sorted per destage; ``notes``
     the fallbacks :func:`hdd_params` used. Derived constants follow (not init arguments).
     """
@@ -226,6 +228,7 @@ class HddParams:
     sector: int = 4096
     overhead: float = DEFAULT_OVERHEAD
     write_cache: bool = True
+    persistent_cache: bool = False
     cache_bytes: int = DEFAULT_CACHE
     readahead: int = DEFAULT_READAHEAD
     buffer_rate: float = DEFAULT_BUFFER_RATE
@@ -344,6 +347,8 @@ def hdd_params(
     }
     if profile.write_back is not None:  # the profile says whether write-back is on
         values["write_cache"] = profile.write_back
+    if profile.power_loss_protection:
+        values["persistent_cache"] = True
     if "cache_bytes" in overrides and "readahead" not in overrides:
         values["readahead"] = min(int(overrides["cache_bytes"]), DEFAULT_READAHEAD)  # type: ignore[call-overload]
     values.update(overrides)
@@ -428,7 +433,7 @@ class HddState:
     ra_anchor_time: float = 0.0
     ra_rate: float = 1.0
     ra_live: bool = False
-    dirty: deque[tuple[int, int]] = field(default_factory=deque)
+    dirty: deque[tuple[int, int, float]] = field(default_factory=deque)
     dirty_bytes: int = 0
     geo: object = None  # state of the exact-geometry path (HddParams.geometry)
 
@@ -537,7 +542,9 @@ def _drop_overlap(st: HddState, offset: int, nbytes: int) -> None:
         st.ra_live = False
 
 
-def _destage_one(p: HddParams, st: HddState, now: float, t_ready: float) -> float:
+def _destage_one(
+    p: HddParams, st: HddState, now: float, t_ready: float, causal: bool = False
+) -> float:
     """Write the dirty extent with the shortest access (of the oldest few) to the media."""
     dirty = st.dirty
     head = _Head(p, st, now, t_ready)
@@ -546,30 +553,36 @@ def _destage_one(p: HddParams, st: HddState, now: float, t_ready: float) -> floa
         start = _access(p, st, head, dirty[i][0], True)[2]
         if start < best_start:
             best, best_start = i, start
-    off, n = dirty[best]
+    off, n, ready = dirty[best]
     del dirty[best]
     st.dirty_bytes -= n
+    # ``causal``: data handed over at ``ready`` cannot reach the media earlier. A flush needs
+    # that; idle-time destage does not ask it, which lets a slowly arriving sequential
+    # stream go down as one continuous pass, as drives that hold and coalesce it do.
+    if causal and ready > now:
+        now, t_ready = ready, max(t_ready, ready)
     return _media_op(p, st, now, t_ready, off, n, True)[0]
 
 
-def _destage_idle(p: HddParams, st: HddState, now: float) -> None:
+def _destage_idle(p: HddParams, st: HddState, now: float, causal: bool = False) -> None:
     """Pay destage debt in the idle time before ``now``; the last write may run past it."""
     t = st.head_free
     if st.ra_live:
         t = max(t, _avail(st, st.ra_end))  # let read-ahead finish first
     while st.dirty and t < now:
-        t = _destage_one(p, st, t, t)
+        t = _destage_one(p, st, t, t, causal)
 
 
-def _add_dirty(st: HddState, offset: int, nbytes: int) -> None:
+def _add_dirty(st: HddState, offset: int, nbytes: int, ready: float) -> None:
+    """Hold a cached write of ``nbytes`` at ``offset``, in the cache from time ``ready``."""
     dirty = st.dirty
     if dirty:
-        last_off, last_n = dirty[-1]
+        last_off, last_n, _ = dirty[-1]
         if last_off + last_n == offset:
-            dirty[-1] = (last_off, last_n + nbytes)
+            dirty[-1] = (last_off, last_n + nbytes, ready)
             st.dirty_bytes += nbytes
             return
-    dirty.append((offset, nbytes))
+    dirty.append((offset, nbytes, ready))
     st.dirty_bytes += nbytes
 
 
@@ -603,14 +616,15 @@ def service(
       at the destage rate (destages are sorted like queued commands, ``destage_window``);
     * ``needs_flush`` (FUA write or a cache flush after it, as ZFS issues for the ZIL and txg
       commits): all dirty data, then this write, reach the media before completion;
-      ``nbytes = 0`` is a bare flush.
+      ``nbytes = 0`` is a bare flush. With ``persistent_cache`` the cache already counts as
+      stable: the write is cached like any other and a bare flush costs the overhead only.
     """
     p, st = params, state
     if p.geometry is not None:
         return _geo_service(p, st, now, offset_bytes, nbytes, is_write)
     start = now if now >= st.free_at else st.free_at
     if st.dirty:
-        _destage_idle(p, st, start)
+        _destage_idle(p, st, start, causal=needs_flush)
     head_before = st.head_free
     t_ready = start + p.overhead
     seek = rot = xfer = 0.0
@@ -637,20 +651,25 @@ def service(
         destage = max(0.0, min(head_before, complete) - t_ready)
         return _finish(st, now, complete, p.overhead, destage, seek, rot, xfer, start)
 
+    if needs_flush and p.write_cache and p.persistent_cache:
+        needs_flush = False  # the cache is non-volatile: a flush has nothing to wait for
+        if n == 0:
+            complete = t_ready
+            return _finish(st, now, complete, p.overhead, 0.0, 0.0, 0.0, 0.0, start)
     if p.write_cache and not needs_flush and n <= p.cache_bytes:
         t_room = t_ready
         while st.dirty_bytes + n > p.cache_bytes:
             t_room = _destage_one(p, st, start, t_ready)
         _drop_overlap(st, o, n)
-        _add_dirty(st, o, n)
         xfer = n / p.buffer_rate
         complete = max(t_ready, t_room) + xfer
+        _add_dirty(st, o, n, complete)
         destage = max(0.0, t_room - t_ready)
         return _finish(st, now, complete, p.overhead, destage, 0.0, 0.0, xfer, start)
 
     if needs_flush:
         while st.dirty:
-            _destage_one(p, st, start, t_ready)
+            _destage_one(p, st, start, t_ready, causal=True)
     flushed = st.head_free
     done = max(t_ready, flushed)
     if n > 0:

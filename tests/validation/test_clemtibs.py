@@ -1,0 +1,126 @@
+"""zsim against the clemtibs fio runs on a 5 × 12 TB raidz2 (calibration/reference/).
+
+GitHub ``clemtibs/zfs_benchmark_tools``, ``zfs_benchmark_logs/``, commit 0e21f713 (no licence:
+derived figures only). Every job but metadata_stress (file creation) is predicted, on every
+pool that ran it, twice: with the disk described at datasheet level (estimated rates: no
+X300 Pro data sheet was found), and with the disk's outer-zone rate taken from the same
+benchmark's ``zpool iostat`` (a device measurement below the file system). Every error is
+printed beside the rule of thumb's. What is asserted:
+
+* every predicted job gets a figure on every pool that ran it, and the disk-level read rate
+  of ``large_read`` is compared too;
+* with the measured disk rate, the streaming and mixed jobs land within ±25 % (the
+  tolerance of the Ars absolute figures), and a disk is named as the limit;
+* zsim's median absolute error is lower than the rule of thumb's, both ways.
+
+Points zsim misses are xfails that carry their error and the reason.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from zsim.validate_clemtibs import PREDICTED_JOBS, clemtibs_rows, clemtibs_summary, clemtibs_table
+
+pytestmark = pytest.mark.slow
+
+_DISK_ESTIMATE = (
+    "the disk's estimated 240 MB/s outer zone is too fast: zpool iostat shows the real disks "
+    "peaking at 178 MiB/s (187 MB/s) while streaming; the zsim* column, with that rate, lands "
+    "within the tolerance"
+)
+_SPARSE_COMPRESSION = (
+    "4 KiB random writes into 1 MiB records of sparse files: each record is mostly zeros, "
+    "which lz4 stores as almost nothing and compresses quickly, so the real pool writes and "
+    "compresses far less than 1 MiB per dirtied record; zsim takes the compression ratio as "
+    "an input (1.0 here), not from the records' contents"
+)
+_NO_SLOG_FLUSH = (
+    "8 KiB O_SYNC commits without a SLOG: the real HDD pool answered them in 0.6 ms (p50), "
+    "less than the 4.2 ms half-revolution a flush to the media needs, so the drives complete "
+    "FLUSH CACHE from a persistent write cache (Toshiba's PWC, documented for their "
+    "enterprise drives). zsim models that (power_loss_protection = true on an HDD profile; "
+    "then about +70 %) but the X300 Pro profile does not claim it without a data sheet"
+)
+_SLOG_FLUSH = (
+    "8 KiB O_SYNC commits on the consumer NVMe SLOG: zsim charges each flush 1 ms (the low "
+    "end of the 'milliseconds' measured on drives without power-loss protection); this "
+    "drive's commits took 0.84 ms in all, so its flush is nearer 0.6 ms"
+)
+KNOWN_MISSES = {
+    ("datasheet", "slog_punisher-write"): _NO_SLOG_FLUSH,
+    ("disk rate", "slog_punisher-write"): _NO_SLOG_FLUSH,
+    ("datasheet", "slog_punisher-slog-write"): _SLOG_FLUSH,
+    ("disk rate", "slog_punisher-slog-write"): _SLOG_FLUSH,
+    ("datasheet", "async_seq_write-write"): _DISK_ESTIMATE,
+    ("datasheet", "sync_seq_write-write"): _DISK_ESTIMATE,
+    ("datasheet", "mixed_rw-read"): _DISK_ESTIMATE,
+    ("datasheet", "mixed_rw-write"): _DISK_ESTIMATE,
+    ("datasheet", "large_read-disk-read"): "zsim reads cold at the estimated disk rate; the "
+    "real disks read only what the ARC did not hold",
+    ("datasheet", "async_rand_write-write"): _SPARSE_COMPRESSION,
+    ("datasheet", "sync_rand_write-write"): _SPARSE_COMPRESSION,
+    ("disk rate", "async_rand_write-write"): _SPARSE_COMPRESSION,
+    ("disk rate", "sync_rand_write-write"): _SPARSE_COMPRESSION,
+    ("disk rate", "large_read-read"): "39 % of the real read came from the ARC (fio laid the "
+    "files out seconds before on a 31 GiB ARC); zsim's sequential reads start cold",
+}
+TOLERANCE = 0.25
+
+
+@pytest.fixture(scope="module")
+def rows():
+    result = clemtibs_rows(seed=1, max_wall=12.0)
+    print("\n" + clemtibs_table(result))
+    return result
+
+
+def test_every_run_of_every_predicted_job_has_a_figure(rows):
+    jobs = {r.job for r in rows}
+    assert jobs == set(PREDICTED_JOBS)
+    assert len(rows) == 24  # 22 fio directions + 2 disk-level read rates
+    assert all(r.zsim > 0 and r.zsim_disk_rate > 0 for r in rows)
+
+
+@pytest.mark.parametrize("variant", ["datasheet", "disk rate"])
+@pytest.mark.parametrize(
+    "point",
+    [
+        "async_seq_write-write",
+        "sync_seq_write-write",
+        "async_rand_write-write",
+        "sync_rand_write-write",
+        "mixed_rw-read",
+        "mixed_rw-write",
+        "large_read-read",
+        "large_read-disk-read",
+        "slog_punisher-write",
+        "slog_punisher-slog-write",
+    ],
+)
+def test_point_within_tolerance(rows, variant, point):
+    chosen = [r for r in rows if r.id == point]
+    assert chosen
+    errors = [r.zsim_error if variant == "datasheet" else r.zsim_disk_rate_error for r in chosen]
+    worst = max(errors, key=abs)
+    if abs(worst) > TOLERANCE and (variant, point) in KNOWN_MISSES:
+        pytest.xfail(f"{worst:+.0%}: {KNOWN_MISSES[(variant, point)]}")
+    assert abs(worst) <= TOLERANCE, (variant, point, [f"{e:+.0%}" for e in errors])
+
+
+def test_streaming_writes_are_disk_bound(rows):
+    for r in rows:
+        if r.job in ("async_seq_write", "sync_seq_write"):
+            assert r.limit.startswith("disk:") and r.limit_disk_rate.startswith("disk:"), r
+
+
+def test_a_slog_helps_the_o_sync_job_and_zil_is_the_limit(rows):
+    sync = {r.id: r for r in rows if r.job == "slog_punisher"}
+    assert sync["slog_punisher-slog-write"].zsim > 5 * sync["slog_punisher-write"].zsim
+    assert all(r.limit == "zil" for r in sync.values())
+
+
+def test_zsim_beats_the_rule_of_thumb(rows):
+    s = clemtibs_summary(rows)
+    assert s["zsim_median_abs_error"] < s["baseline_median_abs_error"], s
+    assert s["zsim_disk_rate_median_abs_error"] < s["baseline_median_abs_error"], s
