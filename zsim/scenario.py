@@ -58,6 +58,7 @@ SYNCS = ("standard", "always", "disabled")
 LOGBIASES = ("latency", "throughput")
 PRIMARYCACHES = ("all", "metadata", "none")
 DIRECTS = ("standard", "always", "disabled")
+REDUNDANT_METADATAS = ("all", "most", "some", "none")
 TOOLS = ("fio", "dd", "trace")
 RWS = ("read", "write", "randread", "randwrite", "randrw", "readwrite")
 RW_ALIASES = {"rw": "readwrite"}  # fio accepts rw=rw for readwrite
@@ -90,7 +91,7 @@ class ScenarioError(ZsimError):
 class _Key:
     """How one scenario key is read: its kind, how a good value is described, an example."""
 
-    kind: str  # size | rate | int | float | bool | text | enum | ashift | profile
+    kind: str  # size | rate | int | float | bool | text | enum | ashift | profile | names
     expected: str  # completes "expected ...", e.g. "a whole number 9…16"
     example: str  # a good value as TOML text, e.g. '"128K"'
 
@@ -127,11 +128,13 @@ KEYS: dict[str, dict[str, _Key]] = {
         "sync": _enum(SYNCS, "standard"),
         "logbias": _enum(LOGBIASES, "latency"),
         "primarycache": _enum(PRIMARYCACHES, "all"),
+        "redundant_metadata": _enum(REDUNDANT_METADATAS, "all"),
         "direct": _enum(DIRECTS, "standard"),
         "special_small_blocks": _Key("size", "0 or a power of two 512 B … 16 MiB", '"32K"'),
         "fill": _Key("float", "a fraction 0…1 of usable space", "0.5"),
         "allocated": _Key("size", "a size", '"659GiB"'),
         "partitioning": _enum(PARTITIONINGS, "linux"),
+        "failed": _Key("names", "a list of device names from pool.layout", '["sdc"]'),
     },
     "workload": {
         "tool": _enum(TOOLS, "fio"),
@@ -414,6 +417,9 @@ class Pool:
         sync: standard | always | disabled (default ``"standard"``).
         logbias: latency | throughput (default ``"latency"``).
         primarycache: all | metadata | none (default ``"all"``).
+        redundant_metadata: all | most | some | none, extra copies of metadata (default
+            ``"all"``: indirect blocks are written twice; ``most`` and below write level-1
+            indirect blocks once).
         direct: standard | always | disabled, the ``direct`` property of OpenZFS ≥ 2.3
             (default ``"standard"``).
         special_small_blocks: bytes; blocks up to this size go to special vdevs; 0 or a
@@ -423,6 +429,13 @@ class Pool:
         allocated: bytes allocated, instead of ``fill`` (default ``None``); giving both is
             an error.
         partitioning: linux | none, see :mod:`zsim.capacity` (default ``"linux"``).
+        failed: leaf devices that are missing (FAULTED or removed), by the names the layout
+            gives them (``"raidz2 8"`` names sda…sdh), as a tuple (default ``()``: healthy;
+            TOML ``failed = ["sdc"]``, ``--set pool.failed=sdc,sdd``). The pool runs
+            degraded: reads go to another mirror child or rebuild from parity (raidz/dRAID
+            read all surviving columns of a block whose data is on a missing disk), writes
+            skip the missing disk. Each data vdev may lose at most what it survives (mirror
+            n−1, raidz/dRAID parity); a single-disk vdev none. ZFS layouts, data vdevs only.
     """
 
     layout: str
@@ -437,11 +450,13 @@ class Pool:
     sync: str = "standard"
     logbias: str = "latency"
     primarycache: str = "all"
+    redundant_metadata: str = "all"
     direct: str = "standard"
     special_small_blocks: int = 0
     fill: float = 0.5
     allocated: int | None = None
     partitioning: str = "linux"
+    failed: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         _layout_of(self.layout)
@@ -461,6 +476,7 @@ class Pool:
             _check_size("pool", "allocated", self.allocated)
             if self.fill != Pool.fill:
                 raise _both_fill_and_allocated()
+        _check_failed(self)
 
 
 _POOL_ENUMS = {
@@ -472,6 +488,7 @@ _POOL_ENUMS = {
     "sync": SYNCS,
     "logbias": LOGBIASES,
     "primarycache": PRIMARYCACHES,
+    "redundant_metadata": REDUNDANT_METADATAS,
     "direct": DIRECTS,
     "partitioning": PARTITIONINGS,
 }
@@ -494,6 +511,56 @@ def _check_compression(compression: str, ratio: Any) -> None:
         raise ScenarioError(
             f'pool.compress_ratio = {_show(ratio)} but pool.compression = "off"; set '
             f'compression = "lz4" (or zstd, gzip, zle) or remove compress_ratio'
+        )
+
+
+def _check_failed(pool: Pool) -> None:
+    """``pool.failed``: distinct names of data-vdev leaves, no more per vdev than it survives."""
+    names: Any = pool.failed  # a list when built in code
+    if isinstance(names, list):
+        object.__setattr__(pool, "failed", names := tuple(names))
+    if not isinstance(names, tuple) or not all(isinstance(n, str) for n in names):
+        raise _bad("pool", "failed", names)
+    if not names:
+        return
+    where = f"pool.failed = {_show(list(names))}"
+    layout = _layout_of(pool.layout)
+    if not isinstance(layout, ZfsLayout):
+        raise ScenarioError(
+            f"{where}: degraded operation is modelled for ZFS pools only, and "
+            f"{_show(pool.layout)} is a {layout.system} layout; remove pool.failed"
+        )
+    vdev_of = {d: v for v in layout.vdevs for d in v.devices}
+    for name in names:
+        if names.count(name) > 1:
+            raise ScenarioError(f"{where}: {name!r} is listed twice; list each device once")
+        if name not in vdev_of:
+            hint = difflib.get_close_matches(name, list(vdev_of), n=1)
+            fix = f"did you mean {hint[0]!r}?" if hint else "use a name the layout gives"
+            raise ScenarioError(
+                f"{where}: no device {name!r} in pool.layout {_show(pool.layout)} "
+                f"({layout.devices[0]} … {layout.devices[-1]}); {fix}"
+            )
+        vdev = vdev_of[name]
+        if vdev.vclass != "normal":
+            raise ScenarioError(
+                f"{where}: {name!r} is a {vdev.vclass} device; failing {vdev.vclass} devices "
+                f"is not modelled yet, fail devices of the data vdevs only"
+            )
+    for vdev in layout.data_vdevs:
+        lost = [d for d in vdev.devices if d in names]
+        if len(lost) <= vdev.fault_tolerance:
+            continue
+        span = f"{vdev.devices[0]} … {vdev.devices[-1]}" if vdev.width > 1 else vdev.devices[0]
+        if vdev.kind == "disk":
+            raise ScenarioError(
+                f"{where}: {lost[0]!r} is a single-disk vdev with no redundancy; losing it "
+                f"FAULTS the pool (data lost); fail devices of mirror, raidz or dRAID vdevs only"
+            )
+        raise ScenarioError(
+            f"{where}: {len(lost)} failed devices in the {vdev.type_word()} vdev "
+            f"({span}), which survives {vdev.fault_tolerance}; the pool would be FAULTED "
+            f"(data lost): fail at most {vdev.fault_tolerance} there"
         )
 
 
@@ -777,6 +844,8 @@ def _pool_items(pool: Pool) -> dict[str, Any]:
     items = asdict(pool)
     for key in ("recordsize", "special_small_blocks"):
         items[key] = _size_text(items[key])
+    if not pool.failed:
+        del items["failed"]
     if pool.allocated is None:
         del items["allocated"]
     else:
@@ -816,11 +885,15 @@ def _convert(section: str, key: str, raw: Any) -> Any:
         "text": lambda v: isinstance(v, str),
         "enum": lambda v: isinstance(v, str),
         "profile": lambda v: isinstance(v, str | Mapping),
+        "names": lambda v: isinstance(v, str | list) and all(isinstance(n, str) for n in v),
     }[kind]
     if not valid(raw):
         raise _bad(section, key, raw)
     if kind == "float":
         return float(raw)
+    if kind == "names":  # a TOML list, or "sdc,sdd" as --set gives it
+        items = raw.split(",") if isinstance(raw, str) else raw
+        return tuple(n.strip() for n in items if n.strip())
     if kind == "enum":
         return raw.strip().lower()
     return raw

@@ -35,7 +35,7 @@ from zsim.errors import ZsimError
 from zsim.hardware import flash, hdd
 from zsim.hardware.catalog import Profile
 from zsim.layout.alloc import psize_to_asize
-from zsim.layout.tree import ZfsLayout
+from zsim.layout.tree import BtrfsArray, MdArray, ZfsLayout
 from zsim.result import DirectionStats, SimResult
 from zsim.zfs.arc import RecordCache, arc_data_bytes
 from zsim.zfs.compression import compressed_psize
@@ -44,6 +44,15 @@ from zsim.zfs.version import parse_zfs_version
 
 Callback = Callable[[], None]
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
+
+INDIRECT_BYTES = 128 * KiB
+"""Indirect block size: ``DN_DFL_INDBLKSHIFT`` = 17 (128 KiB) for files (dnode.h)."""
+BPS_PER_INDIRECT = INDIRECT_BYTES // 128  # 128-byte blkptr_t (spa.h)
+BP_COMPRESSED_BYTES = 80
+"""Bytes one block pointer takes after the lz4 compression every metadata block gets:
+estimate from the blkptr_t layout (spa.h) — of its 128 bytes the unused second and third
+DVA (32 B, zero for single-copy data) and the padding (16 B) compress away, while the
+checksum (32 B), the first DVA, the properties and the birth/fill words do not."""
 
 
 @dataclass(frozen=True)
@@ -167,14 +176,29 @@ class ZfsModel:
         cpu: CpuPool,
         costs: CpuCosts,
         rng: np.random.Generator,
+        special: list[TopVdev] | None = None,
     ):
-        self.env, self.sc, self.tops, self.cpu, self.costs = env, sc, tops, cpu, costs
+        self.env, self.sc, self.cpu, self.costs = env, sc, cpu, costs
         pool, hw = sc.pool, sc.hardware
         self.version = parse_zfs_version(hw.zfs_version)
         self.recordsize = pool.recordsize
         self.ashift = pool.ashift
         ratio = pool.compress_ratio if pool.compression != "off" else 1.0
         self.psize = compressed_psize(self.recordsize, ratio, self.ashift)
+        special = list(special or [])
+        # spa_preferred_class(): metadata to the special class when there is one, and data
+        # blocks whose physical size is at most special_small_blocks
+        self.data_on_special = bool(special) and self.psize <= pool.special_small_blocks
+        self.all_tops = [*tops, *special]
+        tops = special if self.data_on_special else tops
+        self.tops = tops
+        self.meta_tops = special or tops
+        self.meta_rotor = 0
+        self.meta_compress_per_byte = cpu_costs(
+            hw.cpu_ghz, pool.checksum, 0, "lz4"
+        ).compress_per_byte
+        self.redundant_metadata = pool.redundant_metadata
+        self.meta_blocks_written = 0
         self.asizes = [psize_to_asize(t.vdev, self.psize, self.ashift) for t in tops]
         cache_data = pool.primarycache == "all"
         records = arc_data_bytes(hw.ram, self.version, ratio) // self.recordsize
@@ -191,7 +215,7 @@ class ZfsModel:
         self.inflight: dict[tuple[int, int], list[Callback]] = {}
         self.location: dict[tuple[int, int], tuple[int, int]] = {}
         self.rng = rng
-        self.leaf_queues = [leaf for t in tops for leaf in t.leaves]
+        self.leaf_queues = [leaf for t in self.all_tops for leaf in t.leaves]
         self.txgs_synced = 0
         # the rotor: equal shares per vdev visit, weighted by vdev size (free space)
         spaces = np.array([t.space for t in tops], dtype=float)
@@ -236,6 +260,9 @@ class ZfsModel:
         rewritten during the run get an entry in ``location``."""
         fill = min(0.95, max(0.0, self._fill()))
         self.file_records = file_records
+        self.indirect_levels = 0
+        while BPS_PER_INDIRECT**self.indirect_levels < file_records:
+            self.indirect_levels += 1
         self.per_visit = [max(1, -(-self._aliquot(i) // a)) for i, a in enumerate(self.asizes)]
         self.cycle = sum(self.per_visit)
         total = njobs * file_records
@@ -366,10 +393,11 @@ class ZfsModel:
             self._update_async_limit()
             while self.throttled and self.dirty < self.txg.dirty_max:
                 self.throttled.popleft()()
-        if not keys:
+        meta = self._indirect_blocks(txg.records)
+        if not keys and not meta:
             self._write_uberblocks(txg)
             return
-        txg.pending = len(keys)
+        txg.pending = len(keys) + len(meta)
         c = self.costs
         parity = max((t.vdev.parity for t in self.tops), default=0)
         per_record = (
@@ -379,6 +407,48 @@ class ZfsModel:
         )
         for key in keys:
             self.cpu.run(per_record, lambda k=key: self._write_record(txg, k))
+        for psize, copy in meta:
+            work = c.zio + INDIRECT_BYTES * self.meta_compress_per_byte
+            work += psize * c.checksum_per_byte
+            self.cpu.run(work, lambda p=psize, k=copy: self._write_meta(txg, p, k))
+
+    def _indirect_blocks(self, records: dict[tuple[int, int], None]) -> list[tuple[int, int]]:
+        """(psize, copy) of every indirect block the txg rewrites: each dirty record's
+        parent at every level (one dnode pointer covers a one-record file). Copies by
+        ``redundant_metadata``: ``all`` writes every indirect block twice (a ditto block),
+        ``most`` and below write level-1 blocks once (zfs.4)."""
+        out: list[tuple[int, int]] = []
+        sector = 1 << self.ashift
+        for level in range(1, self.indirect_levels + 1):
+            span = BPS_PER_INDIRECT**level
+            parents = {(job, rec // span) for job, rec in records}
+            children = -(-self.file_records // (BPS_PER_INDIRECT ** (level - 1)))
+            filled = min(BPS_PER_INDIRECT, children)
+            psize = -(-filled * BP_COMPRESSED_BYTES // sector) * sector
+            copies = 2 if self.redundant_metadata == "all" or level > 1 else 1
+            if self.redundant_metadata == "none":
+                copies = 1
+            out.extend((psize, k) for _ in parents for k in range(copies))
+        return out
+
+    def _write_meta(self, txg: _Txg, psize: int, copy: int) -> None:
+        """One indirect block copy to the metadata class (special vdevs, else the pool);
+        a ditto copy goes to another vdev, or 1/8 of the vdev away on the same one
+        (``metaslab_alloc_dva()``'s ditto distance)."""
+        tops = self.meta_tops
+        if copy == 0:
+            self.meta_rotor = (self.meta_rotor + 1) % len(tops)
+        top = tops[(self.meta_rotor + copy) % len(tops)]
+        asize = psize_to_asize(top.vdev, psize, self.ashift)
+        if copy and len(tops) == 1:
+            ditto = getattr(top, "ditto_cursor", None)
+            if ditto is None or ditto + asize > top.space:
+                ditto = (top.cursor + top.space // 8) % max(1, top.space - asize)
+            offset, top.ditto_cursor = ditto, ditto + asize
+        else:
+            offset = top.allocate(asize)
+        self.meta_blocks_written += 1
+        top.io(offset, psize, True, ASYNC_WRITE, lambda: self._txg_part_done(txg))
 
     def _write_record(self, txg: _Txg, key: tuple[int, int]) -> None:
         v = self._next_vdev()
@@ -389,15 +459,18 @@ class ZfsModel:
     def _record_written(self, txg: _Txg) -> None:
         self.dirty -= self.recordsize
         self._update_async_limit()
-        txg.pending -= 1
         while self.throttled and self.dirty < self.txg.dirty_max:
             self.throttled.popleft()()
+        self._txg_part_done(txg)
+
+    def _txg_part_done(self, txg: _Txg) -> None:
+        txg.pending -= 1
         if txg.pending == 0:
             self._write_uberblocks(txg)
 
     def _write_uberblocks(self, txg: _Txg) -> None:
         """End of ``spa_sync()``: labels/uberblock written to every leaf with a cache flush."""
-        leaves = [(t, i) for t in self.tops for i in range(len(t.leaves))]
+        leaves = [(t, i) for t in self.all_tops for i in range(len(t.leaves))]
         left = [len(leaves)]
 
         def one_done() -> None:
@@ -499,13 +572,13 @@ class Engine:
         layout = sc.layout_tree()
         if not isinstance(layout, ZfsLayout):
             raise ZsimError(
-                f"the discrete-event engine models ZFS pools; {pool.layout!r} is a "
-                f"{layout.system} layout (md/btrfs performance arrives with engine II)"
+                f"the discrete-event engine models ZFS pools, md RAID and btrfs; "
+                f"{pool.layout!r} is a {layout.system} layout, which it does not model yet"
             )
-        if layout.of_class("special", "dedup", "cache"):
+        if layout.of_class("dedup", "cache"):
             raise ZsimError(
-                f"{pool.layout!r} has special/dedup/cache vdevs, which the engine does not "
-                f"model yet; simulate the data and log vdevs alone for now"
+                f"{pool.layout!r} has dedup/cache vdevs, which the engine does not model "
+                f"yet; simulate the data, special and log vdevs alone for now"
             )
         if w.tool == "trace":
             raise ZsimError("trace workloads replay on one disk: call zsim.simulate(), not Engine")
@@ -535,8 +608,11 @@ class Engine:
                 dev = Device(self.env, name, model, rotating, paths[name], phase)
                 self.devices[name] = dev
                 leaves.append(LeafQueue(dev, agg))
-            tops.append(TopVdev(vdev, leaves, pool.ashift, vcap.metaslab_bytes, rotating))
-        self.log_tops = self._log_vdevs(layout, agg)
+            # a failed leaf keeps its Device, which stays idle (0 % busy: never the limit)
+            failed = {i for i, name in enumerate(vdev.devices) if name in pool.failed}
+            tops.append(TopVdev(vdev, leaves, pool.ashift, vcap.metaslab_bytes, rotating, failed))
+        self.log_tops = self._support_vdevs(layout, "log", hw.log_device)
+        self.special_tops = self._support_vdevs(layout, "special", hw.special_device)
         self.cpu = CpuPool(self.env, hw.cpu_cores)
         parity = max(v.parity for v in layout.data_vdevs)
         self.costs = cpu_costs(
@@ -546,7 +622,12 @@ class Engine:
             pool.compression,
             w.source if w.tool == "dd" else "zero",
         )
-        self.zfs = ZfsModel(self.env, sc, tops, self.cpu, self.costs, self.rng)
+        for top in tops:
+            if top.failed:  # degraded reads rebuild the missing column from parity
+                top.on_reconstruct = self._charge_reconstruction
+        self.zfs = ZfsModel(
+            self.env, sc, tops, self.cpu, self.costs, self.rng, special=self.special_tops
+        )
         self._setup_workload()
         # sync writes: O_SYNC (fio sync=1) or pool sync=always commit every write; fio
         # fsync=N commits a job's writes every N; sync=disabled makes commits no-ops
@@ -556,15 +637,21 @@ class Engine:
         if pool.sync != "disabled" and (self.o_sync or self.fsync_every):
             self.zil = Zil(self.zfs, self.log_tops, pool.logbias, self.direct)
 
-    def _log_vdevs(self, layout: ZfsLayout, aggregation: int) -> list[TopVdev]:
-        """The SLOG: ``log`` vdevs on the log device profile (else the data disk's)."""
-        vdevs = layout.of_class("log")
+    def _charge_reconstruction(self, nbytes: int, done: Callback) -> None:
+        self.cpu.run(nbytes * self.costs.parity_per_byte, done)
+
+    def _support_vdevs(
+        self, layout: ZfsLayout, vclass: str, profile: Profile | None
+    ) -> list[TopVdev]:
+        """``log`` or ``special`` vdevs, on their device profile (else the data disk's)."""
+        vdevs = layout.of_class(vclass)
         if not vdevs:
             return []
         hw, pool = self.sc.hardware, self.sc.pool
-        profile = hw.log_device or hw.disk
+        profile = profile or hw.disk
         rotating = profile.kind == "hdd"
         model = hdd.hdd_params(profile) if rotating else flash.flash_params(profile)
+        aggregation = MiB if rotating and self.version.at_least(0, 8) else 128 * KiB
         names = [d for v in vdevs for d in v.devices]
         paths = _bus(self.env, self.sc, names, profile, behind_hba=False)
         self.stages.update({s.name: s for p in paths.values() for s in p.stages})
@@ -576,7 +663,9 @@ class Engine:
                 dev = Device(self.env, name, model, rotating, paths[name], phase)
                 self.devices[name] = dev
                 leaves.append(LeafQueue(dev, aggregation))
-            space = max(1 << 30, profile.size_bytes - (8 << 20))  # less labels and boot area
+            # allocatable space: the device less labels and the boot area (a log vdev's
+            # blocks are short-lived, a special vdev's metadata small: neither fills up here)
+            space = max(1 << 30, profile.size_bytes - (8 << 20))
             tops.append(TopVdev(vdev, leaves, pool.ashift, space, rotating))
         return tops
 
@@ -895,9 +984,13 @@ class Engine:
                 "arc_hit_ratio": hits / (hits + misses) if hits + misses else None,
                 "arc_records": self.zfs.arc.capacity,
                 "txgs_synced": self.zfs.txgs_synced,
+                "reconstructed_reads": sum(t.reconstructions for t in self.zfs.all_tops),
+                "indirect_blocks_written": self.zfs.meta_blocks_written,
+                "data_on_special": self.zfs.data_on_special,
                 "throttle_delay_s": self.zfs.delay_time,
                 "dirty_max_bytes": self.zfs.txg.dirty_max,
                 "device_ios": {n: d.ios for n, d in self.devices.items()},
+                "device_write_bytes": {n: d.bytes - d.read_bytes for n, d in self.devices.items()},
                 "window_s": window,
                 **self._zil_details(),
             },
@@ -944,5 +1037,10 @@ class Engine:
 
 
 def simulate_des(sc: Any, seed: int = 1, control: RunControl | None = None) -> SimResult:
-    """Run the discrete-event engine on a scenario (see :func:`zsim.simulate`)."""
+    """Run the discrete-event engine on a scenario (see :func:`zsim.simulate`): ZFS pools
+    here, md RAID with an ext4-like file system and btrfs in :mod:`zsim.des.blockfs`."""
+    if isinstance(sc.layout_tree(), MdArray | BtrfsArray):
+        from zsim.des.blockfs import simulate_blockfs
+
+        return simulate_blockfs(sc, seed, control)
     return Engine(sc, seed, control or RunControl()).run()

@@ -4,14 +4,22 @@ that turn one block into leaf I/Os with the same maps capacity uses.
 Sources: ``module/zfs/vdev_queue.c`` (classes, min/max active, aggregation limits and gap
 rules), ``vdev_mirror.c`` (child selection by load and seek penalty), ``vdev_raidz.c`` via
 :func:`zsim.layout.raidz.raidz_column_map` (data columns only on reads; all columns on writes).
+
+Degraded vdevs (``TopVdev(failed=...)``): a missing leaf takes no I/O. ``vdev_mirror.c`` never
+selects an unreadable child; ``vdev_raidz_io_start()`` walks a read's columns from the last
+data column back to the parity and, once a data column is missing (``rr_missingdata > 0``),
+reads every parity column too, so a block whose data touches the missing leaf reads all its
+surviving columns and is reconstructed (dRAID reads its redundancy group the same way, through
+the same raidz map code); writes skip the missing column.
 """
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from zsim.des.hardware import Device, DevIO
@@ -161,6 +169,18 @@ class LeafQueue:
         self._issue()
 
 
+class MissingLeaf(LeafQueue):
+    """A leaf that is gone (FAULTED, REMOVED): it takes no I/O and its device stays idle.
+
+    Only zios addressed to every leaf reach it (the engine's label/uberblock writes, cache
+    flushes); ``vdev_config_sync()`` and ``zio_flush()`` skip an unwritable child, so they
+    complete at once.
+    """
+
+    def add(self, zio: Zio) -> None:
+        zio.done()
+
+
 class _Countdown:
     """Calls ``done`` after ``n`` calls to ``tick`` (a block waiting for its leaf I/Os)."""
 
@@ -178,10 +198,24 @@ class _Countdown:
 
 
 class TopVdev:
-    """A top-level vdev: maps a block at a vdev offset to leaf I/Os and waits for them."""
+    """A top-level vdev: maps a block at a vdev offset to leaf I/Os and waits for them.
+
+    ``failed``: indices (into ``leaves``, i.e. ``vdev.devices``) of leaves that are missing;
+    at most the vdev's fault tolerance. Their queues are replaced by :class:`MissingLeaf`, so
+    their devices stay idle. ``reconstructions`` / ``reconstruct_bytes`` count the degraded
+    reads that rebuilt data from parity (and the data bytes rebuilt), for the CPU they cost
+    (``CpuCosts.parity_per_byte`` per byte); when ``on_reconstruct`` is set, such a read's
+    completion goes through ``on_reconstruct(nbytes, done)`` so the caller can charge it.
+    """
 
     def __init__(
-        self, vdev: Vdev, leaves: list[LeafQueue], ashift: int, space: int, rotating: bool
+        self,
+        vdev: Vdev,
+        leaves: list[LeafQueue],
+        ashift: int,
+        space: int,
+        rotating: bool,
+        failed: Collection[int] = (),
     ):
         self.vdev, self.leaves, self.ashift = vdev, leaves, ashift
         self.space = space  # allocatable bytes (metaslab space)
@@ -194,6 +228,39 @@ class TopVdev:
             "draid": vdev.ndata,
         }[vdev.kind]
         self.ndisks = vdev.width - vdev.nspares
+        self.failed: frozenset[int] = frozenset()
+        self.reconstructions = 0
+        self.reconstruct_bytes = 0
+        self.on_reconstruct: Callable[[int, Callback], None] | None = None
+        self._rebuilt = 0  # data bytes the last degraded read reconstructs
+        self._readable = list(enumerate(leaves))  # mirror children a read may pick
+        if failed:
+            self._set_failed(set(failed))
+
+    def _set_failed(self, failed: set[int]) -> None:
+        vdev = self.vdev
+        if any(not 0 <= i < len(self.leaves) for i in failed):
+            raise ValueError(f"failed leaves {sorted(failed)} outside 0…{len(self.leaves) - 1}")
+        if len(failed) > vdev.fault_tolerance:
+            raise ValueError(
+                f"{len(failed)} failed leaves in a {vdev.type_word()} vdev that survives "
+                f"{vdev.fault_tolerance}: the pool is FAULTED"
+            )
+        self.leaves = leaves = list(self.leaves)
+        if vdev.kind == "draid":
+            # The model rotates groups over the first width − spares leaves and leaves the
+            # others idle (the distributed spare space). dRAID's permutations make all
+            # children alike, so a failed child past them swaps places with the last healthy
+            # child inside them: that one idles instead, as a spare's stand-in.
+            for i in sorted(i for i in failed if i >= self.ndisks):
+                j = max(k for k in range(self.ndisks) if k not in failed)
+                leaves[i], leaves[j] = leaves[j], leaves[i]
+                failed = (failed - {i}) | {j}
+        for i in failed:
+            leaves[i] = MissingLeaf(leaves[i].device, leaves[i].aggregation_limit)
+        self.failed = frozenset(failed)
+        self._alive = [i for i in range(len(leaves)) if i not in failed]
+        self._readable = [(i, leaves[i]) for i in self._alive]
 
     def allocate(self, asize: int) -> int:
         """Offset of a new block of ``asize`` bytes (sequential; wraps like a log)."""
@@ -205,6 +272,8 @@ class TopVdev:
 
     def _leaf_ios(self, offset: int, psize: int, is_write: bool) -> list[tuple[int, int, int]]:
         """(leaf index, leaf offset, bytes) for a block; reads skip parity."""
+        if self.failed:
+            return self._degraded_leaf_ios(offset, psize, is_write)
         kind = self.vdev.kind
         sector = 1 << self.ashift
         if kind == "disk":
@@ -234,11 +303,46 @@ class TopVdev:
             ios.append((leaf, ((start + c) // self.ndisks) * sector, rows * sector))
         return ios
 
+    def _degraded_leaf_ios(
+        self, offset: int, psize: int, is_write: bool
+    ) -> list[tuple[int, int, int]]:
+        """:meth:`_leaf_ios` with leaves missing: nothing goes to them; a read whose data
+        touches one reads every surviving column of the block (``_rebuilt`` = its data)."""
+        self._rebuilt = 0
+        vdev, failed = self.vdev, self.failed
+        sector = 1 << self.ashift
+        if vdev.kind in ("disk", "mirror"):  # a failed single disk is refused at construction
+            size = -(-psize // sector) * sector
+            if is_write:
+                return [(i, offset, size) for i in self._alive]
+            return [(self._pick_mirror_child(offset), offset, size)]
+        if vdev.kind == "raidz":
+            columns, _, _ = raidz_columns(offset, psize, self.ashift, vdev.width, vdev.parity)
+        else:
+            rows = draid_asize(psize, self.ashift, vdev.ndata, vdev.parity) // (
+                vdev.draid_groupwidth << self.ashift
+            )
+            start = offset >> self.ashift
+            columns = [
+                ((start + c) % self.ndisks, ((start + c) // self.ndisks) * sector, rows * sector)
+                for c in range(vdev.draid_groupwidth)
+            ]
+        surviving = [col for col in columns if col[2] and col[0] not in failed]
+        if is_write:
+            return surviving
+        data = [col for col in columns[vdev.parity :] if col[2]]
+        if not any(col[0] in failed for col in data):
+            return data
+        self._rebuilt = sum(col[2] for col in data)
+        self.reconstructions += 1
+        self.reconstruct_bytes += self._rebuilt
+        return surviving
+
     def _pick_mirror_child(self, offset: int) -> int:
         """``vdev_mirror_child_select()``: least load = active I/Os + seek penalty
         (rotating: 0 at the last offset, 2 within 1 MiB, else 5; SSD: 0 or 1)."""
         best, best_load, tied = 0, None, []
-        for i, leaf in enumerate(self.leaves):
+        for i, leaf in self._readable:
             distance = abs(offset - leaf.last_offset)
             if self.rotating:
                 penalty = 0 if distance == 0 else (2 if distance <= 1 << 20 else 5)
@@ -266,6 +370,8 @@ class TopVdev:
         leaf write also reaches stable media, as a ZIL block on a log device does). Returns
         the number of leaf I/Os."""
         ios = self._leaf_ios(offset, psize, is_write)
+        if self.failed and self._rebuilt and self.on_reconstruct is not None:
+            done = functools.partial(self.on_reconstruct, self._rebuilt, done)
         countdown = _Countdown(len(ios), done)
         for leaf, leaf_offset, nbytes in ios:
             self.leaves[leaf].add(
