@@ -131,6 +131,7 @@ KEYS: dict[str, dict[str, _Key]] = {
         "redundant_metadata": _enum(REDUNDANT_METADATAS, "all"),
         "direct": _enum(DIRECTS, "standard"),
         "special_small_blocks": _Key("size", "0 or a power of two 512 B … 16 MiB", '"32K"'),
+        "cache_fill": _Key("float", "a fraction 0…1 of the cache devices", "0.5"),
         "fill": _Key("float", "a fraction 0…1 of usable space", "0.5"),
         "allocated": _Key("size", "a size", '"659GiB"'),
         "partitioning": _enum(PARTITIONINGS, "linux"),
@@ -424,6 +425,9 @@ class Pool:
             (default ``"standard"``).
         special_small_blocks: bytes; blocks up to this size go to special vdevs; 0 or a
             power of two 512 B … 16 MiB (default 0).
+        cache_fill: fraction 0…1 of the ``cache`` (L2ARC) devices holding the workload's
+            records when the run starts (default 1.0: warm, the steady state reached after
+            the cache's size ÷ ``l2arc_write_max`` (8 MiB/s) of feeding).
         fill: fraction 0…1 of usable space allocated (default 0.5); ignored when
             ``allocated`` is given.
         allocated: bytes allocated, instead of ``fill`` (default ``None``); giving both is
@@ -453,6 +457,7 @@ class Pool:
     redundant_metadata: str = "all"
     direct: str = "standard"
     special_small_blocks: int = 0
+    cache_fill: float = 1.0
     fill: float = 0.5
     allocated: int | None = None
     partitioning: str = "linux"
@@ -471,6 +476,7 @@ class Pool:
             _check_enum("pool", key, getattr(self, key), options)
         _check_compression(self.compression, self.compress_ratio)
         _check_block("pool", "special_small_blocks", self.special_small_blocks, zero_ok=True)
+        _check_real("pool", "cache_fill", self.cache_fill, 0.0, 1.0)
         _check_real("pool", "fill", self.fill, 0.0, 1.0)
         if self.allocated is not None:
             _check_size("pool", "allocated", self.allocated)

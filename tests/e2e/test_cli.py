@@ -133,8 +133,8 @@ BAD_SCENARIOS = [
     ),
     (GOOD_SCENARIO[: len(GOOD_SCENARIO) // 2] + '\nbroken = "', "TOML"),
     (
-        GOOD_SCENARIO.replace('layout = "mirror 2"', 'layout = "mirror 2 cache 1"'),
-        "dedup/cache vdevs",
+        GOOD_SCENARIO.replace('layout = "mirror 2"', 'layout = "mirror 2 dedup mirror 2"'),
+        "has dedup vdevs",
     ),
 ]
 

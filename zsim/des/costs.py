@@ -1,21 +1,39 @@
-"""CPU cost of the work ZFS and the client do, per call and per byte (seconds on one core).
+"""CPU cost of the work ZFS and the client do, per call, per I/O and per byte (seconds of one core).
 
-Figures are single-core kernel throughputs posted in OpenZFS threads and project READMEs
-(``../shared/notes/zfs-internals.md`` §10), taken at a ~3 GHz core and scaled by clock:
+Every figure is a single-core rate at the reference clock :data:`REFERENCE_GHZ` (3 GHz) and is
+scaled by the scenario's ``cpu_ghz``. Each constant below names its source beside it, or says
+"estimate:" with the reasoning. Sources (see also ``../shared/notes/zfs-internals.md`` §10):
 
-* fletcher4 10 GB/s — between the SSE2 (9.1 GB/s, openzfs/zfs#11788) and AVX2 (22 GB/s,
-  PR #9517) benchmarks, since the kernel's choice depends on the CPU;
-* sha256 0.7 GB/s (AVX2, PR #13741); blake3 2.5 GB/s and skein/edonr/sha512 1 GB/s are
-  estimates between sha256 and fletcher4;
-* raidz parity generation P / PQ / PQR: 4.8 / 3.3 / 1.5 GB/s of data (AVX2, PR #4860);
-* memory copy 8 GB/s per core (between the 5–10 GB/s per core of DDR4 servers);
-* lz4 compress 0.6 GB/s, decompress 2 GB/s (lz4 README figures scaled to a current core);
-  zstd (level 3) compress 0.35 GB/s, decompress 1 GB/s; gzip compress 0.05 GB/s;
-* a read()/write() system call through the VFS into the ZPL: 4 µs; a ZIO through the
-  pipeline: 8 µs — estimates from the per-call ceilings seen with 4 KiB dd on ZFS
-  (~150–250 k calls/s per core), to be replaced by calibration;
-* reading /dev/urandom: 0.4 GB/s per core (Linux ChaCha20 CRNG);
-  /dev/zero costs a page clear: 10 GB/s.
+* OpenZFS's own kernel benchmarks, which run when the module loads and pick the fastest
+  implementation for the CPU: ``/proc/spl/kstat/zfs/fletcher_4_bench``,
+  ``vdev_raidz_bench`` and ``chksum_bench`` output posted in openzfs/zfs threads
+  (PR #9517, issue #11788, PR #4860, PR #12918, PR #13741, PR #13695);
+* the LZ4 README's single-thread lzbench table (Silesia corpus; v1.9.0 on a Core i7-9700K at
+  4.9 GHz, and r101 on a Core i5-3340M at 2.7 GHz), which also lists ``memcpy`` on that core;
+* issue threads on how LZ4/zstd behave on incompressible data.
+
+A rate measured on another clock is scaled to 3 GHz by clock ratio (``× 3 / GHz``), which
+assumes the kernel is bound by the core, not by memory; that is stated beside each figure.
+
+Where each cost belongs (``zsim.des.engine``; ``zsim.des.zil`` for the intent log). Not yet
+charged by the engine: ``leaf_io``, ``dedup_per_write``, ``atime_update``,
+``direct_verify_per_byte``, the O_DIRECT copy skip and the ``compress_ratio`` argument:
+
+* client call: ``syscall`` + bytes × ``copy_per_byte`` (the copy between user pages and the
+  ARC/dbuf; O_DIRECT on 2.3+ skips it for whole, aligned records), + ``source_per_byte`` for
+  dd's input, + ``atime_update`` per read when ``atime=on``;
+* each record written at txg sync: ``zio`` + lsize × ``compress_per_byte`` + psize ×
+  (``checksum_per_byte`` + ``parity_per_byte``) + ``dedup_per_write`` with ``dedup=on``,
+  + ``leaf_io`` per child I/O; a direct write adds psize × ``direct_verify_per_byte``;
+* each record read from disk: ``zio`` + psize × (``checksum_per_byte`` +
+  ``decompress_per_byte``) + ``leaf_io`` per child I/O.
+
+Pool keys with no CPU constant of their own: ``recordsize`` and ``ashift`` act through the
+per-record and per-I/O costs (fewer, larger records and leaf I/Os); ``logbias`` and ``sync``
+through the ZIL's block writes (checksummed with ``checksum_per_byte``); ``primarycache``
+through ARC hits and misses; ``xattr`` costs nothing for fio/dd data I/O (no extended
+attribute is read or written; ``xattr=sa`` versus ``dir`` matters only for workloads that
+set xattrs, e.g. SMB with ACLs, which zsim does not model).
 """
 
 from __future__ import annotations
@@ -23,24 +41,149 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 REFERENCE_GHZ = 3.0
+_GB = 1e9
+
+# ---- checksums: bytes/s of one core at 3 GHz
 _CHECKSUM_RATE = {
-    "fletcher4": 10e9,
-    "sha256": 0.7e9,
-    "sha512": 1.0e9,
-    "blake3": 2.5e9,
-    "skein": 1.0e9,
-    "edonr": 1.0e9,
+    # kstat fletcher_4_bench runs on a small buffer that stays in cache: AVX2 22.4 GB/s and
+    # AVX512 33.8 GB/s on a Xeon Platinum 8170 (PR #9517); SSE2 9.1 GB/s on an older CPU
+    # (issue #11788); 33-34 GB/s at 128K-1M on an i3-1005G1 (PR #12918). In the txg sync
+    # the record has long left the cache (gigabytes are dirty), and ryao's bound in #11788
+    # caps fletcher4 at MIN(one core's memory bandwidth, additions per cycle × clock), so
+    # estimate: 10 GB/s, one core streaming from DRAM (the memcpy figure below moves
+    # 8.4 GB/s each way at 3 GHz).
+    "fletcher4": 10 * _GB,
+    # chksum_bench, 1 MiB: sha256-shani 1.04 GB/s and sha256-avx2 0.31 GB/s on a Ryzen
+    # 5900X VM (PR #13741); SHA-NI 1.23 GB/s on an i3-1005G1 (PR #12918). Xeons before Ice
+    # Lake have no SHA-NI (AVX2 only, ~0.3), AMD EPYC and newer Xeons do (~1.0-1.2).
+    # estimate: 0.7 GB/s, between the two kernels the module picks from.
+    "sha256": 0.7 * _GB,
+    # chksum_bench, 1 MiB: sha512-avx2 0.495 GB/s, sha512-generic 0.32 (5900X VM, PR
+    # #13741); 0.70 GB/s generic on the FreeBSD host of PR #13695. Taken: 0.5 GB/s.
+    "sha512": 0.5 * _GB,
+    # chksum_bench: blake3-avx2 4.7-4.8 GB/s at 64K-256K (PR #13695); the SSE4.1 kernel
+    # 2.4 GB/s on the same host. Taken: 4.4 GB/s, the AVX2 figure at 1 MiB in a second
+    # posted table (4386 MB/s), below the memory-bound fletcher4 figure.
+    "blake3": 4.4 * _GB,
+    # chksum_bench, 1 MiB: skein-generic 0.62 GB/s (i3-1005G1, PR #12918), 0.47 (5900X VM,
+    # PR #13741), 0.34 (PR #13695). Taken: 0.5 GB/s.
+    "skein": 0.5 * _GB,
+    # chksum_bench, 1 MiB: edonr-generic 1.77 GB/s (i3-1005G1, PR #12918), 1.28 (5900X VM,
+    # PR #13741), 2.49 (PR #13695). Taken: 1.7 GB/s.
+    "edonr": 1.7 * _GB,
     "off": float("inf"),
 }
-_PARITY_RATE = {0: float("inf"), 1: 4.8e9, 2: 3.3e9, 3: 1.5e9}
-_COMPRESS_RATE = {"off": float("inf"), "lz4": 0.6e9, "zle": 3e9, "zstd": 0.35e9, "gzip": 0.05e9}
-_DECOMPRESS_RATE = {"off": float("inf"), "lz4": 2e9, "zle": 5e9, "zstd": 1e9, "gzip": 0.3e9}
-_SOURCE_RATE = {"zero": 10e9, "urandom": 0.4e9, "file": 8e9}
+#: ``dedup=on`` needs a cryptographic checksum: OpenZFS uses the dataset's when it is one
+#: (sha256, sha512, skein, edonr with verify, blake3), else sha256 (``zio_checksum_dedup_select``
+#: in module/zfs/zio_checksum.c; zfsprops.7 "dedup": "the default checksum is sha256").
+DEDUP_CHECKSUMS = ("sha256", "sha512", "skein", "edonr", "blake3")
+
+# ---- raidz parity generation, bytes of data/s: kstat vdev_raidz_bench, AVX2, gen_p / gen_pq
+# / gen_pqr = 4.79 / 3.30 / 1.48 GB/s on a 2016 Xeon (PR #4860); AVX512BW is faster where
+# present. The kernel picks the fastest implementation at load.
+_PARITY_RATE = {0: float("inf"), 1: 4.8 * _GB, 2: 3.3 * _GB, 3: 1.5 * _GB}
+
+# ---- compression of compressible data (the Silesia corpus), bytes of input/s at 3 GHz:
+_COMPRESS_RATE = {
+    "off": float("inf"),
+    # LZ4 README: v1.9.0 780 MB/s on an i7-9700K at 4.9 GHz (→ 0.48 GB/s at 3 GHz); r101
+    # 422 MB/s on an i5-3340M at 2.7 GHz (→ 0.47). OpenZFS still compresses with the old
+    # r1xx-era code (module/zfs/lz4_zfs.c; only the decompressor moved to 1.9.3, PR
+    # #12805). Taken: 0.47 GB/s.
+    "lz4": 0.47 * _GB,
+    # estimate: zero-length encoding is one pass looking for runs of zeros, about memcpy
+    # speed (no published per-core figure found).
+    "zle": 3 * _GB,
+    # ZFS's default zstd level is 3. LZ4 README (v1.9.0 table, i7-9700K at 4.9 GHz):
+    # zstd 1.4.0 -1 515 MB/s; its v1.7.3 table (i7-3930K) has zstd -3 at 200/330 of -1.
+    # → 515 × 200/330 × 3/4.9 = 0.19 GB/s at 3 GHz. Taken: 0.2 GB/s.
+    "zstd": 0.2 * _GB,
+    # gzip = gzip-6: LZ4 README (v1.9.0 table) zlib 1.2.11 -6 36 MB/s at 4.9 GHz → 0.022.
+    "gzip": 0.022 * _GB,
+}
+# ---- compression of incompressible data (compress_ratio 1.0). OpenZFS stores such a
+# record uncompressed but still runs the compressor first (zio_compress_data), which stops
+# when its output would exceed 7/8 of the input.
+_COMPRESS_RATE_INCOMPRESSIBLE = {
+    "off": float("inf"),
+    # LZ4 skips ahead through data that has no matches: "lz4 skips over most of the file
+    # and gives results that are 7-10x faster than when using lz4 against compressible
+    # data" (phoronix-test-suite issue #768); "LZ4 is really fast, especially at giving up
+    # on incompressible data" (openzfs/zfs PR #13244). Taken: 7 × 0.47 = 3.3 GB/s.
+    "lz4": 3.3 * _GB,
+    "zle": 3 * _GB,  # estimate: one scan, as above
+    # zstd 1.5.5 on already-compressed 128 KiB blocks, i7-9700 without turbo (3.0 GHz):
+    # 2.67 GB/s at level 3 (Cyan4973 in openzfs/zfs issue #12081). OpenZFS 2.2-2.3 bundle
+    # zstd 1.4.5; estimate: half that rate for the older library, 1.3 GB/s.
+    "zstd": 1.3 * _GB,
+    # estimate: no incompressible-data figure found for zlib; the compressible rate.
+    "gzip": 0.022 * _GB,
+}
+_DECOMPRESS_RATE = {
+    "off": float("inf"),
+    # LZ4 README v1.9.0: 4970 MB/s at 4.9 GHz → 3.0 GB/s at 3 GHz; OpenZFS's decompressor
+    # is LZ4 1.9.3's since PR #12805.
+    "lz4": 3.0 * _GB,
+    "zle": 5 * _GB,  # estimate: expanding runs of zeros, above memcpy speed
+    # LZ4 README v1.9.0: zstd -1 1380 MB/s at 4.9 GHz; v1.7.3 table: -3 at 810/930 of -1
+    # → 1380 × 810/930 × 3/4.9 = 0.74 GB/s. Taken: 0.75 GB/s.
+    "zstd": 0.75 * _GB,
+    # LZ4 README v1.9.0: zlib -6 decompression 445 MB/s at 4.9 GHz → 0.27 GB/s.
+    "gzip": 0.27 * _GB,
+}
+#: A record is kept compressed only if that saves ≥ 1/8 (``zio_compress_data``, the rule in
+#: :mod:`zsim.zfs.compression`); below this ratio it is stored, and read, uncompressed.
+MIN_KEPT_RATIO = 8 / 7
+
+# ---- the client's input for dd
+_SOURCE_RATE = {
+    # estimate: /dev/zero costs clearing the user buffer, about memcpy speed or better.
+    "zero": 10 * _GB,
+    # estimate: Linux ChaCha20 CRNG on one core; the tn-bench M50 run (calibration/reference/
+    # tnbench-m50.toml) measured one dd from /dev/urandom at 226 MiB/s on a 2.2 GHz Xeon
+    # Silver 4114, ≈ 0.33 GB/s at 3 GHz with the copy and syscall included.
+    "urandom": 0.4 * _GB,
+    "file": 8 * _GB,  # estimate: reading a cached source file is one more memory copy
+}
+
+# ---- memory copies between user pages and the ARC/dbufs, bytes/s at 3 GHz: LZ4 README's
+# lzbench table lists memcpy at 13.7 GB/s on one i7-9700K core at 4.9 GHz → 8.4 GB/s at
+# 3 GHz. Server cores copy less per clock (higher memory latency); the tn-bench M50 run
+# read one 1 MiB-block stream from the ARC at 2.79 GiB/s on a 2.2 GHz Xeon Silver 4114 under
+# production load, i.e. ≈ 4 GB/s at 3 GHz for the whole call — the copy is at most that.
+# Taken: 8 GB/s (the per-call costs below carry the rest).
+COPY_RATE = 8 * _GB
+
+# ---- per-call and per-I/O costs at 3 GHz
+#: estimate: a read()/write() through the VFS into the ZPL (range lock, dmu_tx for writes,
+#: dbuf hold/release). PR #10018's thread shows 4 fio jobs reading 4 KiB from the ARC at
+#: 584 k IOPS at 92 % CPU each (CPU model not stated): ≈ 6 µs per call with its copy.
+SYSCALL_S = 4e-6
+#: estimate: one logical ZIO through the pipeline (zio_create, the stages, the allocation
+#: or ARC bookkeeping, completion), from the per-call ceilings with 4 KiB dd on ZFS
+#: (~150-250 k calls/s per core).
+ZIO_S = 8e-6
+#: estimate: one child I/O to a leaf vdev (child zio, vdev_queue insert/aggregate, the
+#: bio to the block layer and its completion interrupt). Linux NVMe submission plus
+#: completion alone costs ~1-2 µs per I/O; ZFS's queueing and child-zio bookkeeping roughly
+#: as much again. Taken: 3 µs.
+LEAF_IO_S = 3e-6
+#: estimate: dedup=on per record written: ddt_lookup() of the block's checksum in the DDT
+#: (an AVL tree in memory, else a ZAP lookup through the ARC) and, in syncing context,
+#: ddt_sync() updating the entry's ZAP leaf — a few dbuf holds and a ZAP modify, ~10 µs
+#: with the DDT in memory (far more when the DDT must be read from disk, which zsim does
+#: not model). The sha256 it forces is charged through ``checksum_per_byte``.
+DEDUP_PER_WRITE_S = 10e-6
+#: estimate: atime=on: a read that moves the access time dirties the znode
+#: (zfs_dirty_inode(): a dmu_tx assign, an SA update, commit) — one small transaction,
+#: ~5 µs. With relatime (zfsprops.7), at most once per file per day; zsim's ``atime`` key
+#: has no relatime, so ``on`` charges it on every read call.
+ATIME_UPDATE_S = 5e-6
 
 
 @dataclass(frozen=True)
 class CpuCosts:
-    """Seconds of one core per call or per byte for one scenario."""
+    """Seconds of one core per call, per I/O or per byte for one scenario."""
 
     syscall: float
     zio: float
@@ -50,19 +193,78 @@ class CpuCosts:
     compress_per_byte: float
     decompress_per_byte: float
     source_per_byte: float
+    #: one child I/O to a leaf vdev (the logical ``zio`` is charged once per record)
+    leaf_io: float = 0.0
+    #: dedup=on: DDT lookup and entry update per record written (0 with dedup off)
+    dedup_per_write: float = 0.0
+    #: atime=on: the znode update per read call (0 with atime off)
+    atime_update: float = 0.0
+    #: O_DIRECT writes on Linux re-checksum the data before commit
+    #: (``zfs_vdev_direct_write_verify`` = 1, zfs.4); per byte of psize
+    direct_verify_per_byte: float = 0.0
+    #: the name of the checksum actually computed (sha256 when dedup forces it)
+    checksum: str = "fletcher4"
+
+    def write_record(self, lsize: int, psize: int, parity: bool = True) -> float:
+        """CPU seconds of one record's write pipeline in the txg sync, child I/Os apart."""
+        return (
+            self.zio
+            + lsize * self.compress_per_byte
+            + psize * (self.checksum_per_byte + (self.parity_per_byte if parity else 0.0))
+            + self.dedup_per_write
+        )
+
+    def read_record(self, psize: int) -> float:
+        """CPU seconds to verify and decompress one record read from disk, child I/Os apart."""
+        return self.zio + psize * (self.checksum_per_byte + self.decompress_per_byte)
+
+
+def effective_checksum(checksum: str, dedup: bool) -> str:
+    """The checksum ZFS computes: with dedup on, a non-cryptographic one becomes sha256."""
+    if dedup and checksum not in DEDUP_CHECKSUMS:
+        return "sha256"
+    return checksum
 
 
 def cpu_costs(
-    ghz: float, checksum: str, parity: int, compression: str, source: str = "zero"
+    ghz: float,
+    checksum: str,
+    parity: int,
+    compression: str,
+    source: str = "zero",
+    *,
+    compress_ratio: float | None = None,
+    dedup: bool = False,
+    atime: bool = False,
 ) -> CpuCosts:
+    """Costs on a ``ghz`` core for a pool's checksum, raidz parity level and compression.
+
+    ``compress_ratio``: the data's logical ÷ physical size; ``None`` (the default) means
+    compressible data (the Silesia-corpus rates); below :data:`MIN_KEPT_RATIO` the record
+    is stored uncompressed, so compression runs at its incompressible-data rate and reads
+    decompress nothing. ``dedup`` forces a cryptographic checksum and adds the DDT work;
+    ``atime`` adds an inode update per read call.
+    """
     scale = REFERENCE_GHZ / ghz
+    summed = effective_checksum(checksum, dedup)
+    incompressible = compress_ratio is not None and compress_ratio < MIN_KEPT_RATIO
+    compress_rate = (_COMPRESS_RATE_INCOMPRESSIBLE if incompressible else _COMPRESS_RATE)[
+        compression
+    ]
+    decompress_rate = float("inf") if incompressible else _DECOMPRESS_RATE[compression]
+    checksum_per_byte = scale / _CHECKSUM_RATE[summed]
     return CpuCosts(
-        syscall=4e-6 * scale,
-        zio=8e-6 * scale,
-        copy_per_byte=scale / 8e9,
-        checksum_per_byte=scale / _CHECKSUM_RATE[checksum],
+        syscall=SYSCALL_S * scale,
+        zio=ZIO_S * scale,
+        copy_per_byte=scale / COPY_RATE,
+        checksum_per_byte=checksum_per_byte,
         parity_per_byte=scale / _PARITY_RATE[min(parity, 3)],
-        compress_per_byte=scale / _COMPRESS_RATE[compression],
-        decompress_per_byte=scale / _DECOMPRESS_RATE[compression],
+        compress_per_byte=scale / compress_rate,
+        decompress_per_byte=scale / decompress_rate,
         source_per_byte=scale / _SOURCE_RATE[source],
+        leaf_io=LEAF_IO_S * scale,
+        dedup_per_write=DEDUP_PER_WRITE_S * scale if dedup else 0.0,
+        atime_update=ATIME_UPDATE_S * scale if atime else 0.0,
+        direct_verify_per_byte=checksum_per_byte,
+        checksum=summed,
     )

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import simpy
 
-from zsim.capacity import capacity
+from zsim.capacity import capacity, metaslab_shift
 from zsim.des.costs import CpuCosts, cpu_costs
 from zsim.des.hardware import BandwidthStage, CpuPool, Device, Path, after
 from zsim.des.stats import batch_means_halfwidth, mser5_truncation
@@ -48,6 +48,17 @@ KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 INDIRECT_BYTES = 128 * KiB
 """Indirect block size: ``DN_DFL_INDBLKSHIFT`` = 17 (128 KiB) for files (dnode.h)."""
 BPS_PER_INDIRECT = INDIRECT_BYTES // 128  # 128-byte blkptr_t (spa.h)
+SPACE_MAP_ENTRY_BYTES = 16
+"""One two-word space-map entry (``SM2``, space_map.h): a freed block, or one allocated run."""
+FREE_CPU_S = 2e-6
+"""CPU for one freed block at 3 GHz: ``dsl_dataset_block_kill()`` → ``metaslab_free()`` adds
+the range to the metaslab's freeing tree and, at sync, to its space map. Estimate: a few
+range-tree (B-tree) operations of ~0.5 µs each; to be calibrated."""
+L2ARC_WRITE_MAX = 8 * MiB
+"""``l2arc_write_max``: bytes the L2ARC feed thread writes per ``l2arc_feed_secs`` (1 s)."""
+L2ARC_HEADER_BYTES = 96
+"""ARC memory per block held only in the L2ARC (the L2-only ``arc_buf_hdr_t``, ``arc.c``
+``HDR_L2ONLY_SIZE``; about 70–100 B by release)."""
 BP_COMPRESSED_BYTES = 80
 """Bytes one block pointer takes after the lz4 compression every metadata block gets:
 estimate from the blkptr_t layout (spa.h) — of its 128 bytes the unused second and third
@@ -177,6 +188,7 @@ class ZfsModel:
         costs: CpuCosts,
         rng: np.random.Generator,
         special: list[TopVdev] | None = None,
+        cache: list[TopVdev] | None = None,
     ):
         self.env, self.sc, self.cpu, self.costs = env, sc, cpu, costs
         pool, hw = sc.pool, sc.hardware
@@ -190,6 +202,11 @@ class ZfsModel:
         # blocks whose physical size is at most special_small_blocks
         self.data_on_special = bool(special) and self.psize <= pool.special_small_blocks
         self.all_tops = [*tops, *special]
+        self.cache_tops = list(cache or [])
+        self.l2_hit = 0.0  # P(L2ARC hit | ARC miss), set by warm_arc()
+        self.l2_hits = 0
+        self.l2_feed_bytes = 0
+        self.l2_pending_feed = 0
         tops = special if self.data_on_special else tops
         self.tops = tops
         self.meta_tops = special or tops
@@ -199,7 +216,23 @@ class ZfsModel:
         ).compress_per_byte
         self.redundant_metadata = pool.redundant_metadata
         self.meta_blocks_written = 0
+        #: records written for the first time (holes of sparse or new files): nothing to free
+        self.first_writes: set[tuple[int, int]] = set()
+        self.all_first_writes = False  # dd into new files
+        self.free_cpu = FREE_CPU_S * 3.0 / hw.cpu_ghz
+        self.frees = 0
         self.asizes = [psize_to_asize(t.vdev, self.psize, self.ashift) for t in tops]
+        # child I/Os per record, for their CPU cost: every column written, data columns read
+        self.children = max(len(t._leaf_ios(0, self.psize, True)) for t in tops)
+        self.read_children = (
+            max(
+                1,
+                self.children
+                - max((t.vdev.parity for t in tops if t.vdev.kind != "mirror"), default=0),
+            )
+            if any(t.vdev.kind in ("raidz", "draid") for t in tops)
+            else 1
+        )
         cache_data = pool.primarycache == "all"
         records = arc_data_bytes(hw.ram, self.version, ratio) // self.recordsize
         self.arc = RecordCache(records if cache_data else 0)
@@ -223,6 +256,8 @@ class ZfsModel:
         self.rotor = 0
         self.rotor_left = self._aliquot(0)
         after(env, self.txg.txg_timeout, self._timer)
+        if self.cache_tops:
+            after(env, 1.0, self._l2_feed)
 
     # ---- placement
     def _aliquot(self, index: int) -> int:
@@ -296,7 +331,18 @@ class ZfsModel:
         when no record is hotter than another), so the engine draws hits with that
         probability instead of tracking millions of records."""
         total = njobs * file_records
-        self.arc.uniform_hit = min(1.0, self.arc.capacity / total) if total else 0.0
+        arc = self.arc.capacity
+        if self.cache_tops and total:
+            # L2ARC: compressed blocks on the cache devices; each block held there costs an
+            # ARC header
+            l2_records = sum(t.space for t in self.cache_tops) // self.psize
+            held = min(l2_records, total - min(arc, total)) * self.sc.pool.cache_fill
+            arc = max(0, arc - int(held * L2ARC_HEADER_BYTES) // self.recordsize)
+            self.arc.capacity = arc
+            beyond = total - min(arc, total)
+            held = min(held, beyond)
+            self.l2_hit = held / beyond if beyond else 0.0
+        self.arc.uniform_hit = min(1.0, arc / total) if total else 0.0
 
     # ---- reads
     def read_record(
@@ -314,13 +360,21 @@ class ZfsModel:
             waiting.append(done)
             return False
         self.inflight[key] = [done]
+        if use_cache and self.l2_hit and self.rng.random() < self.l2_hit:
+            # an L2ARC hit: one read of the compressed block from a cache device
+            self.l2_hits += 1
+            top = self.cache_tops[key[1] % len(self.cache_tops)]
+            offset = (hash(key) % max(1, top.space // self.psize)) * self.psize
+            top.io(offset, self.psize, False, klass, lambda: self._read_done(key, use_cache))
+            return False
         v, offset = self.locate(key)
+        self.l2_pending_feed += self.psize  # evicts another record, which the feed may take
         self.tops[v].io(offset, self.psize, False, klass, lambda: self._read_done(key, use_cache))
         return False
 
     def _read_done(self, key: tuple[int, int], use_cache: bool) -> None:
         c = self.costs
-        work = c.zio + self.psize * (c.checksum_per_byte + c.decompress_per_byte)
+        work = c.read_record(self.psize) + self.read_children * c.leaf_io
         self.cpu.run(work, lambda: self._read_ready(key, use_cache))
 
     def _read_ready(self, key: tuple[int, int], use_cache: bool) -> None:
@@ -362,6 +416,20 @@ class ZfsModel:
         for leaf in self.leaf_queues:
             leaf.async_write_max = limit
 
+    def _l2_feed(self) -> None:
+        """``l2arc_feed_thread``: once a second, write up to ``l2arc_write_max`` of the
+        blocks the ARC evicted (one per record read from the pool) to the cache devices,
+        in 1 MiB writes at async-write priority."""
+        nbytes = min(L2ARC_WRITE_MAX, self.l2_pending_feed)
+        self.l2_pending_feed = 0
+        self.l2_feed_bytes += nbytes
+        top = self.cache_tops[int(self.env.now) % len(self.cache_tops)]
+        while nbytes > 0:
+            size = min(MiB, nbytes)
+            top.io(top.allocate(size), size, True, ASYNC_WRITE, lambda: None)
+            nbytes -= size
+        after(self.env, 1.0, self._l2_feed)
+
     def _timer(self) -> None:
         if self.env.now - self.last_sync_start >= self.txg.txg_timeout - 1e-9 and self.open.records:
             self._want_sync()
@@ -394,17 +462,18 @@ class ZfsModel:
             while self.throttled and self.dirty < self.txg.dirty_max:
                 self.throttled.popleft()()
         meta = self._indirect_blocks(txg.records)
+        freed = self._frees(txg.records)
+        meta += self._space_map_blocks(freed)
+        if freed:
+            self.cpu.run(len(freed) * self.free_cpu, lambda: None)
         if not keys and not meta:
             self._write_uberblocks(txg)
             return
         txg.pending = len(keys) + len(meta)
         c = self.costs
         parity = max((t.vdev.parity for t in self.tops), default=0)
-        per_record = (
-            c.zio
-            + self.recordsize * c.compress_per_byte
-            + self.psize * (c.checksum_per_byte + (c.parity_per_byte if parity else 0.0))
-        )
+        per_record = c.write_record(self.recordsize, self.psize, bool(parity))
+        per_record += self.children * c.leaf_io
         for key in keys:
             self.cpu.run(per_record, lambda k=key: self._write_record(txg, k))
         for psize, copy in meta:
@@ -429,6 +498,36 @@ class ZfsModel:
             if self.redundant_metadata == "none":
                 copies = 1
             out.extend((psize, k) for _ in parents for k in range(copies))
+        return out
+
+    def _frees(self, records: dict[tuple[int, int], None]) -> list[tuple[int, int]]:
+        """(vdev, offset) of every block the txg frees: the old copy of each rewritten
+        record (copy-on-write); a record's first write frees nothing."""
+        if self.all_first_writes:
+            return []
+        first = self.first_writes
+        freed = [self.locate(k) for k in records if k not in first]
+        first.difference_update(records)
+        self.frees += len(freed)
+        return freed
+
+    def _space_map_blocks(self, freed: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """(psize, copy) of the space-map appends of a txg: one block per metaslab that
+        frees blocks (an entry each) or allocates (one entry per contiguous run: new
+        blocks go out sequentially), written with a ditto copy like all pool metadata."""
+        entries: dict[tuple[int, int], int] = {}
+        for v, offset in freed:
+            ms = (v, offset >> self.tops[v].metaslab_shift)
+            entries[ms] = entries.get(ms, 0) + 1
+        for v, top in enumerate(self.tops):
+            ms = (v, top.cursor >> top.metaslab_shift)
+            entries[ms] = entries.get(ms, 0) + 1
+        sector = 1 << self.ashift
+        out = []
+        for n in entries.values():
+            psize = -(-n * SPACE_MAP_ENTRY_BYTES // sector) * sector
+            copies = 1 if self.redundant_metadata == "none" else 2
+            out.extend((psize, k) for k in range(copies))
         return out
 
     def _write_meta(self, txg: _Txg, psize: int, copy: int) -> None:
@@ -575,10 +674,10 @@ class Engine:
                 f"the discrete-event engine models ZFS pools, md RAID and btrfs; "
                 f"{pool.layout!r} is a {layout.system} layout, which it does not model yet"
             )
-        if layout.of_class("dedup", "cache"):
+        if layout.of_class("dedup"):
             raise ZsimError(
-                f"{pool.layout!r} has dedup/cache vdevs, which the engine does not model "
-                f"yet; simulate the data, special and log vdevs alone for now"
+                f"{pool.layout!r} has dedup vdevs, which the engine does not model yet; "
+                f"simulate the data, special, log and cache vdevs alone for now"
             )
         if w.tool == "trace":
             raise ZsimError("trace workloads replay on one disk: call zsim.simulate(), not Engine")
@@ -610,9 +709,12 @@ class Engine:
                 leaves.append(LeafQueue(dev, agg))
             # a failed leaf keeps its Device, which stays idle (0 % busy: never the limit)
             failed = {i for i, name in enumerate(vdev.devices) if name in pool.failed}
-            tops.append(TopVdev(vdev, leaves, pool.ashift, vcap.metaslab_bytes, rotating, failed))
+            top = TopVdev(vdev, leaves, pool.ashift, vcap.metaslab_bytes, rotating, failed)
+            top.metaslab_shift = vcap.metaslab_shift
+            tops.append(top)
         self.log_tops = self._support_vdevs(layout, "log", hw.log_device)
         self.special_tops = self._support_vdevs(layout, "special", hw.special_device)
+        self.cache_tops = self._support_vdevs(layout, "cache", hw.cache_device)
         self.cpu = CpuPool(self.env, hw.cpu_cores)
         parity = max(v.parity for v in layout.data_vdevs)
         self.costs = cpu_costs(
@@ -621,12 +723,22 @@ class Engine:
             parity,
             pool.compression,
             w.source if w.tool == "dd" else "zero",
+            compress_ratio=pool.compress_ratio,
+            dedup=pool.dedup == "on",
+            atime=pool.atime == "on",
         )
         for top in tops:
             if top.failed:  # degraded reads rebuild the missing column from parity
                 top.on_reconstruct = self._charge_reconstruction
         self.zfs = ZfsModel(
-            self.env, sc, tops, self.cpu, self.costs, self.rng, special=self.special_tops
+            self.env,
+            sc,
+            tops,
+            self.cpu,
+            self.costs,
+            self.rng,
+            special=self.special_tops,
+            cache=self.cache_tops,
         )
         self._setup_workload()
         # sync writes: O_SYNC (fio sync=1) or pool sync=always commit every write; fio
@@ -666,7 +778,9 @@ class Engine:
             # allocatable space: the device less labels and the boot area (a log vdev's
             # blocks are short-lived, a special vdev's metadata small: neither fills up here)
             space = max(1 << 30, profile.size_bytes - (8 << 20))
-            tops.append(TopVdev(vdev, leaves, pool.ashift, space, rotating))
+            top = TopVdev(vdev, leaves, pool.ashift, space, rotating)
+            top.metaslab_shift = metaslab_shift(space, self.version)
+            tops.append(top)
         return tops
 
     # ---- workload shape
@@ -701,6 +815,7 @@ class Engine:
         self.client_threads = njobs * concurrency
         self.client_cpu = 0.0
         self.zfs.place_files(njobs, self.file_records)
+        self.zfs.all_first_writes = self.new_files
         if self.random and not self.sparse:
             # reads, and read-modify-writes of existing records, meet a warm ARC
             self.zfs.warm_arc(njobs, self.file_records)
@@ -742,7 +857,15 @@ class Engine:
 
     def call(self, job: Job, issued: float, is_read: bool, offset: int) -> None:
         c = self.costs
-        work = c.syscall + self.bs * c.copy_per_byte
+        rs = self.sc.pool.recordsize
+        if self.direct and offset % rs == 0 and self.bs % rs == 0:
+            # Direct I/O (2.3+) of whole records maps the user pages: no copy through the
+            # ARC; writes verify the checksum of the pages once more (direct_write_verify)
+            work = c.syscall + (0.0 if is_read else self.bs * c.direct_verify_per_byte)
+        else:
+            work = c.syscall + self.bs * c.copy_per_byte
+        if is_read:
+            work += c.atime_update
         if not is_read and self.sc.workload.tool == "dd":
             work += self.bs * c.source_per_byte
         batch = self._batchable(job, is_read, offset)
@@ -768,8 +891,9 @@ class Engine:
     def _call_batch(self, job: Job, issued: float, offset: int, work: float, n: int) -> None:
         self.client_cpu += work * n
         key = (job.index, (offset // self.sc.pool.recordsize) % self.file_records)
-        if self.sparse:
+        if self._hole(*key):
             self.written.add(key)
+            self.zfs.first_writes.add(key)
         job.cursor = offset + n * self.bs
         if job.cursor + self.bs > self.file_bytes:
             job.cursor = 0
@@ -830,8 +954,9 @@ class Engine:
             if whole or self.new_files or self._hole(*key):
                 # whole records, or records of a file being created (a hole reads as zeros
                 # without I/O): no read first
-                if self.sparse:
+                if self._hole(*key):
                     self.written.add(key)
+                    self.zfs.first_writes.add(key)
                 self.zfs.dirty_record(key, one)
             else:
                 # partial record: read-modify-write unless the record is in memory
@@ -986,6 +1111,8 @@ class Engine:
                 "txgs_synced": self.zfs.txgs_synced,
                 "reconstructed_reads": sum(t.reconstructions for t in self.zfs.all_tops),
                 "indirect_blocks_written": self.zfs.meta_blocks_written,
+                "blocks_freed": self.zfs.frees,
+                **self._l2_details(),
                 "data_on_special": self.zfs.data_on_special,
                 "throttle_delay_s": self.zfs.delay_time,
                 "dirty_max_bytes": self.zfs.txg.dirty_max,
@@ -1007,6 +1134,20 @@ class Engine:
             util[name] = stage.utilization(now)
         util["cpu"] = self.cpu.busy.utilization(now)
         return util
+
+    def _l2_details(self) -> dict[str, Any]:
+        zfs = self.zfs
+        if not zfs.cache_tops:
+            return {}
+        cache_bytes = sum(t.space for t in zfs.cache_tops)
+        return {
+            "l2arc_hits": zfs.l2_hits,
+            "l2arc_hit_probability": zfs.l2_hit,
+            "l2arc_feed_bytes": zfs.l2_feed_bytes,
+            "l2arc_bytes": cache_bytes,
+            # time the feed needs to fill the cache devices from cold, s
+            "l2arc_warm_seconds": cache_bytes / L2ARC_WRITE_MAX,
+        }
 
     def _zil_details(self) -> dict[str, Any]:
         zil = self.zil
