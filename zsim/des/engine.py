@@ -31,11 +31,13 @@ from zsim.des.vdev import (
     Zio,
 )
 from zsim.des.zil import Zil
+from zsim.des.zpool_on import build_md_leaf
 from zsim.errors import ZsimError
 from zsim.hardware import flash, hdd
 from zsim.hardware.catalog import Profile
 from zsim.layout.alloc import psize_to_asize
-from zsim.layout.tree import BtrfsArray, MdArray, ZfsLayout
+from zsim.layout.grammar import parse_layout
+from zsim.layout.tree import BtrfsArray, MdArray, ZfsLayout, ZpoolOnBlock
 from zsim.result import DirectionStats, SimResult
 from zsim.zfs.arc import RecordCache, arc_data_bytes
 from zsim.zfs.compression import compressed_psize
@@ -669,6 +671,10 @@ class Engine:
         self.stats = _Stats()
         w, pool, hw = sc.workload, sc.pool, sc.hardware
         layout = sc.layout_tree()
+        block = layout.block if isinstance(layout, ZpoolOnBlock) else None
+        if block is not None:
+            # ZFS sees the md array as its one disk: a single-disk pool named "md0"
+            layout = parse_layout("md0")
         if not isinstance(layout, ZfsLayout):
             raise ZsimError(
                 f"the discrete-event engine models ZFS pools, md RAID and btrfs; "
@@ -684,25 +690,41 @@ class Engine:
         self.version = parse_zfs_version(hw.zfs_version)
         disk = hw.disk
         rotating = disk.kind == "hdd"
-        cap = capacity(
-            layout,
-            disk.size_bytes,
-            ashift=pool.ashift,
-            zfs_version=self.version,
-            partitioning=pool.partitioning,
-            logical_sector=disk.logical_sector_bytes,
-        )
-        data_vdevs = [v for v in cap.vdevs if v.vclass == "normal"]
-        names = [d for v in layout.data_vdevs for d in v.devices]
+        names = list(block.devices) if block else [d for v in layout.data_vdevs for d in v.devices]
         paths = _bus(self.env, sc, names, disk)
         self.stages = {s.name: s for p in paths.values() for s in p.stages}
         model = hdd.hdd_params(disk) if rotating else flash.flash_params(disk)
         agg = (MiB if self.version.at_least(0, 8) else 128 * KiB) if rotating else 128 * KiB
         self.devices: dict[str, Device] = {}
+        leaf_size = disk.size_bytes
+        block_leaf = None
+        if block is not None:
+            for name in block.devices:
+                phase = float(self.rng.uniform(0.0, model.period)) if rotating else 0.0
+                self.devices[name] = Device(self.env, name, model, rotating, paths[name], phase)
+            parity = {5: 1, 6: 2}.get(block.level, 0)
+            c = cpu_costs(hw.cpu_ghz, "off", parity, "off")
+            block_leaf = build_md_leaf(
+                self, block, self.devices, disk.size_bytes, c.parity_per_byte,
+                c.copy_per_byte, 3.0 / hw.cpu_ghz, rotating,
+            )  # fmt: skip
+            leaf_size = block_leaf.size
+        cap = capacity(
+            layout,
+            leaf_size,
+            ashift=pool.ashift,
+            zfs_version=self.version,
+            partitioning=pool.partitioning if block is None else "none",
+            logical_sector=disk.logical_sector_bytes,
+        )
+        data_vdevs = [v for v in cap.vdevs if v.vclass == "normal"]
         tops = []
         for vdev, vcap in zip(layout.data_vdevs, data_vdevs, strict=True):
             leaves = []
             for name in vdev.devices:
+                if block_leaf is not None:  # the pool's one leaf is the md array
+                    leaves.append(LeafQueue(block_leaf, agg))  # type: ignore[arg-type]
+                    continue
                 phase = float(self.rng.uniform(0.0, model.period)) if rotating else 0.0
                 dev = Device(self.env, name, model, rotating, paths[name], phase)
                 self.devices[name] = dev
