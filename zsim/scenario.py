@@ -31,7 +31,7 @@ from zsim.capacity import PARTITIONINGS
 from zsim.errors import ZsimError
 from zsim.hardware.catalog import DEVICE_KINDS, Profile, load_profile, parse_profile
 from zsim.layout.grammar import parse_layout
-from zsim.layout.tree import Layout, VdevClass, ZfsLayout
+from zsim.layout.tree import Layout, MdArray, VdevClass, ZfsLayout, ZpoolOnBlock
 from zsim.units import format_binary_size, parse_ashift, parse_rate, parse_size
 from zsim.zfs.version import CURRENT, ZfsVersion, check_layout_features, parse_zfs_version
 
@@ -531,9 +531,13 @@ def _check_failed(pool: Pool) -> None:
         return
     where = f"pool.failed = {_show(list(names))}"
     layout = _layout_of(pool.layout)
+    md = layout.block if isinstance(layout, ZpoolOnBlock) else layout
+    if isinstance(md, MdArray):
+        _check_failed_md(where, md, names, pool.layout)
+        return
     if not isinstance(layout, ZfsLayout):
         raise ScenarioError(
-            f"{where}: degraded operation is modelled for ZFS pools only, and "
+            f"{where}: degraded operation is modelled for ZFS pools and md arrays, and "
             f"{_show(pool.layout)} is a {layout.system} layout; remove pool.failed"
         )
     vdev_of = {d: v for v in layout.vdevs for d in v.devices}
@@ -567,6 +571,26 @@ def _check_failed(pool: Pool) -> None:
             f"{where}: {len(lost)} failed devices in the {vdev.type_word()} vdev "
             f"({span}), which survives {vdev.fault_tolerance}; the pool would be FAULTED "
             f"(data lost): fail at most {vdev.fault_tolerance} there"
+        )
+
+
+def _check_failed_md(where: str, md: MdArray, names: tuple[str, ...], text: str) -> None:
+    """Missing members of an md array: known names, at most what the level survives."""
+    for name in names:
+        if names.count(name) > 1:
+            raise ScenarioError(f"{where}: {name!r} is listed twice; list each device once")
+        if name not in md.devices:
+            hint = difflib.get_close_matches(name, list(md.devices), n=1)
+            fix = f"did you mean {hint[0]!r}?" if hint else "use a name the layout gives"
+            raise ScenarioError(
+                f"{where}: no device {name!r} in pool.layout {_show(text)} "
+                f"({md.devices[0]} … {md.devices[-1]}); {fix}"
+            )
+    if len(names) > md.fault_tolerance:
+        raise ScenarioError(
+            f"{where}: md RAID{md.level} of {md.width} survives {md.fault_tolerance} missing "
+            f"member(s), not {len(names)}; the array would FAIL (data lost): fail at most "
+            f"{md.fault_tolerance}"
         )
 
 

@@ -580,6 +580,9 @@ class BlockFsEngine(Engine):
             self.cost_scale,
             self.rotating,
         )
+        self.dev.failed = frozenset(  # type: ignore[attr-defined]
+            i for i, name in enumerate(md.devices) if name in self.sc.pool.failed
+        )
         self.fs: Filesystem = Ext4(self.env, self.dev, size, self.fs_params)
         if md.level == 1:
             self.stripe = PAGE

@@ -709,6 +709,9 @@ class Engine:
                 c.copy_per_byte, 3.0 / hw.cpu_ghz, rotating,
             )  # fmt: skip
             leaf_size = block_leaf.size
+            block_leaf.md.failed = frozenset(
+                i for i, name in enumerate(block.devices) if name in pool.failed
+            )
         cap = capacity(
             layout,
             leaf_size,

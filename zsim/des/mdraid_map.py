@@ -44,6 +44,7 @@ from zsim.layout.md_map import (
     md_data_members,
     md_locate,
     md_pieces,
+    parity_members,
     plan_stripe_write,
 )
 
@@ -247,6 +248,9 @@ class MdDevice(BlockDevice):
         self.stripe_wait_time = 0.0
         self.rmw_heads = self.rcw_heads = self.full_heads = 0
         self.read_ios = self.write_ios = 0
+        #: missing members (a degraded array), by index; set by the engine
+        self.failed: frozenset[int] = frozenset()
+        self.reconstruct_reads = 0
         self.env = queues[0].device.env
 
     # ---- reads
@@ -256,14 +260,34 @@ class MdDevice(BlockDevice):
         for piece in pieces:
             if self.level in (1, 10):
                 copies = md_locate(self.level, self.width, self.chunk, piece.logical)
+                if self.failed:
+                    copies = [c for c in copies if c[0] not in self.failed]
                 i = choose_copy(copies, self.queues, self.rotating, self.level == 1)
                 member, offset = copies[i]
             else:
                 member, offset = piece.member, piece.offset
+                if member in self.failed:
+                    self._reconstruct(piece.row, offset, piece.nbytes, countdown.tick)
+                    continue
             q = self.queues[member]
             q.next_seq = offset + piece.nbytes
             self.read_ios += 1
             q.submit(offset, piece.nbytes, False, countdown.tick)
+
+    def _reconstruct(self, row: int, offset: int, nbytes: int, done: Callback) -> None:
+        """A degraded RAID5/6 read of a block on a missing member: read the same range on
+        the row's surviving data members and P (and Q when two are missing), then raid5d
+        computes the block (``raid5.c``: ``handle_stripe_fill()``, ``compute_block``)."""
+        self.reconstruct_reads += 1
+        parity = parity_members(self.level, self.width, row)
+        others = [m for m in range(self.width) if m not in self.failed]
+        if self.level == 6 and len(self.failed) == 1 and parity[1] in others:
+            others.remove(parity[1])  # one missing block: P alone rebuilds it
+        cost = nbytes * len(others) * self.parity_per_byte
+        countdown = _Countdown(len(others), lambda: self.raid5d.run(cost, done))
+        for m in others:
+            self.read_ios += 1
+            self.queues[m].submit(offset, nbytes, False, countdown.tick)
 
     # ---- writes
     def write(self, ranges: list[tuple[int, int]], done: Callback, fua: bool = False) -> None:
@@ -274,7 +298,8 @@ class MdDevice(BlockDevice):
         for logical, nbytes in ranges:
             for piece in md_pieces(self.level, self.width, self.chunk, logical, nbytes):
                 for member, offset in md_locate(self.level, self.width, self.chunk, piece.logical):
-                    ios.append((member, offset, piece.nbytes))
+                    if member not in self.failed:
+                        ios.append((member, offset, piece.nbytes))
         countdown = _Countdown(len(ios), done)
         for member, offset, n in ios:
             self.write_ios += 1
@@ -290,7 +315,14 @@ class MdDevice(BlockDevice):
         countdown = _Countdown(len(rows), done)
         for row in sorted(rows):
             plan = plan_stripe_write(
-                self.level, self.width, self.chunk, row, rows[row], PAGE, self.params.raid6_rmw
+                self.level,
+                self.width,
+                self.chunk,
+                row,
+                rows[row],
+                PAGE,
+                self.params.raid6_rmw,
+                self.failed,
             )
             self._admit(plan, countdown.tick, fua)
 
@@ -351,6 +383,8 @@ class MdDevice(BlockDevice):
 
     def details(self) -> dict[str, object]:
         out = super().details()
+        if self.failed:
+            out["reconstructed_reads"] = self.reconstruct_reads
         if self.level in (5, 6):
             out.update(
                 stripe_heads_rmw=self.rmw_heads,

@@ -227,6 +227,7 @@ def plan_stripe_write(
     columns: dict[int, list[tuple[int, int]]],
     page: int = 4096,
     raid6_rmw: bool = True,
+    failed: frozenset[int] = frozenset(),
 ) -> StripePlan:
     """md's choice per stripe_head (``handle_stripe_dirtying()`` in ``drivers/md/raid5.c``).
 
@@ -236,6 +237,11 @@ def plan_stripe_write(
     data blocks not being written. It takes rmw only when strictly cheaper (ties go to rcw
     under the default ``rmw_level``); a page row with every data block written reads
     nothing. RAID6 rmw needs ``xor_syndrome`` (Linux ≥ 4.1 on SSE2/AVX2 CPUs).
+
+    ``failed``: members that are missing (a degraded array). A path that would read a
+    missing block is not possible; when neither is, md reads every surviving block of the
+    row and computes the missing one (``handle_stripe_fill()``). Nothing is written to a
+    missing member.
     """
     ndata = md_data_members(level, width)
     parity = parity_members(level, width, row)
@@ -260,18 +266,24 @@ def plan_stripe_write(
             full += 1
             to_read: list[int] = []
         else:
-            rmw_cost = k + len(parity)
-            rcw_cost = ndata - k
-            if allow_rmw and rmw_cost < rcw_cost:
+            rmw_read = [members[c] for c in written] + list(parity)
+            rcw_read = [members[c] for c in range(ndata) if c not in written]
+            rmw_ok = allow_rmw and not failed.intersection(rmw_read)
+            rcw_ok = not failed.intersection(rcw_read)
+            if rmw_ok and (len(rmw_read) < len(rcw_read) or not rcw_ok):
                 rmw += 1
-                to_read = [members[c] for c in written] + list(parity)
-            else:
+                to_read = rmw_read
+            elif rcw_ok:
                 rcw += 1
-                to_read = [members[c] for c in range(ndata) if c not in written]
+                to_read = rcw_read
+            else:  # degraded: read what survives of the row, compute the rest
+                rcw += 1
+                to_read = [m for m in [*members, *parity] if m not in failed]
         for m in to_read:
             reads.setdefault(m, []).append(p)
         for m in [members[c] for c in written] + list(parity):
-            writes.setdefault(m, []).append(p)
+            if m not in failed:
+                writes.setdefault(m, []).append(p)
     read_runs = [r for m, ps in sorted(reads.items()) for r in _runs(m, base, page, ps)]
     write_runs = [r for m, ps in sorted(writes.items()) for r in _runs(m, base, page, ps)]
     data_bytes = sum(len(ps) for ps in covered.values()) * page
