@@ -29,6 +29,7 @@ from zsim.des.vdev import (
     LeafQueue,
     TopVdev,
     Zio,
+    _Countdown,
 )
 from zsim.des.zil import Zil
 from zsim.des.zpool_on import build_md_leaf
@@ -168,12 +169,44 @@ def _mark_passive(stages: dict[str, list[BandwidthStage]], disk: Profile) -> Non
 # ---------------------------------------------------------------- the ZFS model
 
 
+class _Run:
+    """Records of one txg written back to back on one top-level vdev, issued as one I/O per
+    leaf: what ``vdev_queue_aggregate()`` would make of their column writes anyway (adjacent
+    async writes, up to the aggregation limit), without queueing each column on its own."""
+
+    __slots__ = ("done", "extents", "txg")
+
+    def __init__(self, txg: _Txg):
+        self.txg = txg
+        self.extents: dict[int, list[int]] = {}  # leaf → [start, end)
+        self.done: list[Callback] = []
+
+    def accepts(self, columns: list[tuple[int, int, int]], limit: int) -> bool:
+        for leaf, offset, nbytes in columns:
+            ext = self.extents.get(leaf)
+            if ext is None:
+                continue
+            if offset != ext[1] or offset + nbytes - ext[0] > limit:
+                return False
+        return True
+
+    def add(self, columns: list[tuple[int, int, int]], done: Callback) -> None:
+        for leaf, offset, nbytes in columns:
+            ext = self.extents.get(leaf)
+            if ext is None:
+                self.extents[leaf] = [offset, offset + nbytes]
+            else:
+                ext[1] = offset + nbytes
+        self.done.append(done)
+
+
 @dataclass
 class _Txg:
     records: dict[tuple[int, int], None] = field(default_factory=dict)
     bytes: int = 0
     pending: int = 0
     synced: bool = False
+    cpu_left: int = 0  # records whose sync CPU work has not run yet
     #: records a ZIL commit already wrote to their final place (dmu_sync): not rewritten
     presynced: set[tuple[int, int]] = field(default_factory=set)
 
@@ -213,6 +246,7 @@ class ZfsModel:
         self.tops = tops
         self.meta_tops = special or tops
         self.meta_rotor = 0
+        self.runs: dict[int, _Run] = {}  # vdev index → the run of records being assembled
         self.meta_compress_per_byte = cpu_costs(
             hw.cpu_ghz, pool.checksum, 0, "lz4"
         ).compress_per_byte
@@ -472,6 +506,7 @@ class ZfsModel:
             self._write_uberblocks(txg)
             return
         txg.pending = len(keys) + len(meta)
+        txg.cpu_left = len(keys)
         c = self.costs
         parity = max((t.vdev.parity for t in self.tops), default=0)
         per_record = c.write_record(self.recordsize, self.psize, bool(parity))
@@ -553,9 +588,35 @@ class ZfsModel:
 
     def _write_record(self, txg: _Txg, key: tuple[int, int]) -> None:
         v = self._next_vdev()
-        offset = self.tops[v].allocate(self.asizes[v])
+        top = self.tops[v]
+        offset = top.allocate(self.asizes[v])
         self.location[key] = (v, offset)
-        self.tops[v].io(offset, self.psize, True, ASYNC_WRITE, lambda: self._record_written(txg))
+        columns = top._leaf_ios(offset, self.psize, True)
+        limit = top.leaves[0].aggregation_limit
+        run = self.runs.get(v)
+        if run is not None and not run.accepts(columns, limit):
+            self._issue_run(v)
+            run = None
+        if run is None:
+            run = self.runs[v] = _Run(txg)
+        run.add(columns, lambda: self._record_written(txg))
+        txg.cpu_left -= 1
+        if txg.cpu_left == 0:  # the last record of the txg: nothing more will join a run
+            for u in list(self.runs):
+                self._issue_run(u)
+
+    def _issue_run(self, v: int) -> None:
+        run = self.runs.pop(v)
+        top = self.tops[v]
+        callbacks = run.done
+
+        def all_written() -> None:
+            for cb in callbacks:
+                cb()
+
+        countdown = _Countdown(len(run.extents), all_written)
+        for leaf, (start, end) in run.extents.items():
+            top.leaves[leaf].add(Zio(start, end - start, True, ASYNC_WRITE, countdown.tick))
 
     def _record_written(self, txg: _Txg) -> None:
         self.dirty -= self.recordsize
