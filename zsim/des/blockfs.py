@@ -49,6 +49,7 @@ therefore optimistic), reads served from the md stripe cache.
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -73,7 +74,7 @@ from zsim.errors import ZsimError
 from zsim.hardware import flash, hdd
 from zsim.layout.mdraid import md_array_bytes, md_data_offset, md_member_data_bytes
 from zsim.layout.tree import BtrfsArray, MdArray
-from zsim.result import DirectionStats, SimResult
+from zsim.result import SimResult
 
 Callback = Callable[[], None]
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
@@ -114,7 +115,7 @@ class FsParams:
 # ---------------------------------------------------------------- filesystems
 
 
-class Filesystem:
+class Filesystem(ABC):
     """Where files live on the block device, and how data is written back."""
 
     def __init__(self, dev: BlockDevice, size: int, params: FsParams):
@@ -149,8 +150,9 @@ class Filesystem:
         """Write (job, file offset, bytes) ranges to the device (write-back or O_DIRECT)."""
         self.dev.write([(self.logical(j, o), n) for j, o, n in ranges], done)
 
+    @abstractmethod
     def commit(self, done: Callback) -> None:
-        raise NotImplementedError
+        """Make the written data durable (a journal commit, or a btrfs transaction)."""
 
 
 class Ext4(Filesystem):
@@ -749,25 +751,7 @@ class BlockFsEngine(Engine):
         return "client"
 
     def _result(self, ci_rel: float, warmup: float, window: float, wall: float) -> SimResult:
-        s = self.stats
-        times = np.asarray(s.times)
-        keep = times >= warmup
-        span = self.env.now - warmup
-        lat = np.asarray(s.latencies)[keep]
-        nbytes = np.asarray(s.nbytes)[keep]
-        is_read = np.asarray(s.is_read, dtype=bool)[keep]
-
-        def direction(mask: np.ndarray) -> DirectionStats:
-            if not mask.any() or span <= 0:
-                return DirectionStats()
-            values = lat[mask]
-            return DirectionStats(
-                bytes_per_s=float(nbytes[mask].sum() / span),
-                iops=float(mask.sum() / span),
-                latency_mean=float(values.mean()),
-                latency_p50=float(np.percentile(values, 50)),
-                latency_p99=float(np.percentile(values, 99)),
-            )
+        read, write = self._directions(warmup)
 
         util = self._utilization()
         notes = []
@@ -798,8 +782,8 @@ class BlockFsEngine(Engine):
         details.update(self.dev.details())
         return SimResult(
             engine="des",
-            read=direction(is_read),
-            write=direction(~is_read),
+            read=read,
+            write=write,
             limit=self._limit(util),
             utilization=util,
             seed=self.seed,

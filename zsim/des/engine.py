@@ -26,10 +26,10 @@ from zsim.des.vdev import (
     ASYNC_WRITE,
     SYNC_READ,
     SYNC_WRITE,
+    Countdown,
     LeafQueue,
     TopVdev,
     Zio,
-    _Countdown,
 )
 from zsim.des.zil import Zil
 from zsim.des.zpool_on import build_md_leaf
@@ -614,7 +614,7 @@ class ZfsModel:
             for cb in callbacks:
                 cb()
 
-        countdown = _Countdown(len(run.extents), all_written)
+        countdown = Countdown(len(run.extents), all_written)
         for leaf, (start, end) in run.extents.items():
             top.leaves[leaf].add(Zio(start, end - start, True, ASYNC_WRITE, countdown.tick))
 
@@ -1142,10 +1142,10 @@ class Engine:
         drift = abs(float(first.mean()) - float(second.mean())) / mean
         return max(half / mean, drift), cut * window, window
 
-    def _result(self, ci_rel: float, warmup: float, window: float, wall: float) -> SimResult:
+    def _directions(self, warmup: float) -> tuple[DirectionStats, DirectionStats]:
+        """Read and write rates and completion latencies of the calls done after ``warmup``."""
         s = self.stats
-        times = np.asarray(s.times)
-        keep = times >= warmup
+        keep = np.asarray(s.times) >= warmup
         span = self.env.now - warmup
         lat = np.asarray(s.latencies)[keep]
         nbytes = np.asarray(s.nbytes)[keep]
@@ -1163,6 +1163,11 @@ class Engine:
                 latency_p99=float(np.percentile(values, 99)),
             )
 
+        return direction(is_read), direction(~is_read)
+
+    def _result(self, ci_rel: float, warmup: float, window: float, wall: float) -> SimResult:
+        read, write = self._directions(warmup)
+
         util = self._utilization()
         limit = self._limit(util)
         notes = []
@@ -1179,8 +1184,8 @@ class Engine:
         hits, misses = self.zfs.arc.hits, self.zfs.arc.misses
         return SimResult(
             engine="des",
-            read=direction(is_read),
-            write=direction(~is_read),
+            read=read,
+            write=write,
             limit=limit,
             utilization=util,
             seed=self.seed,

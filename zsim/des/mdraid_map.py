@@ -30,11 +30,13 @@ Sources (Linux 4.15, the Ubuntu 18.04 kernel of the Ars Technica test, unless st
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from zsim.des.hardware import CpuPool, Device, DevIO
+from zsim.des.vdev import Countdown
 from zsim.layout.md_map import (
     BTRFS_RESERVED,
     BtrfsChunk,
@@ -163,22 +165,6 @@ class MemberQueue:
         self._dispatch()
 
 
-class _Countdown:
-    """Calls ``done`` after ``n`` ticks (``done`` at once when ``n`` is 0)."""
-
-    __slots__ = ("done", "left")
-
-    def __init__(self, n: int, done: Callback):
-        self.left, self.done = n, done
-        if n == 0:
-            done()
-
-    def tick(self) -> None:
-        self.left -= 1
-        if self.left == 0:
-            self.done()
-
-
 def choose_copy(
     copies: list[tuple[int, int]], queues: list[MemberQueue], rotating: bool, sequential: bool
 ) -> int:
@@ -197,21 +183,24 @@ def choose_copy(
     return min(range(len(copies)), key=lambda i: queues[copies[i][0]].load)
 
 
-class BlockDevice:
+class BlockDevice(ABC):
     """What a filesystem writes to: ``read``, ``write`` (a list of ranges submitted under
     one plug), ``flush`` (every member), ``busy`` (would a writeback submitter block)."""
 
     queues: list[MemberQueue]
     params: BlockParams
 
+    @abstractmethod
     def read(self, logical: int, nbytes: int, done: Callback, reader: int = 0) -> None:
-        raise NotImplementedError
+        """Read ``nbytes`` at array offset ``logical``; ``done`` when the data is in."""
 
+    @abstractmethod
     def write(self, ranges: list[tuple[int, int]], done: Callback, fua: bool = False) -> None:
-        raise NotImplementedError
+        """Write (offset, bytes) ranges; ``done`` when all are on the members (``fua``:
+        on stable media)."""
 
     def flush(self, done: Callback) -> None:
-        countdown = _Countdown(len(self.queues), done)
+        countdown = Countdown(len(self.queues), done)
         for q in self.queues:
             q.submit(0, 0, True, countdown.tick, flush=True)
 
@@ -256,7 +245,7 @@ class MdDevice(BlockDevice):
     # ---- reads
     def read(self, logical: int, nbytes: int, done: Callback, reader: int = 0) -> None:
         pieces = md_pieces(self.level, self.width, self.chunk, logical, nbytes)
-        countdown = _Countdown(len(pieces), done)
+        countdown = Countdown(len(pieces), done)
         for piece in pieces:
             if self.level in (1, 10):
                 copies = md_locate(self.level, self.width, self.chunk, piece.logical)
@@ -284,7 +273,7 @@ class MdDevice(BlockDevice):
         if self.level == 6 and len(self.failed) == 1 and parity[1] in others:
             others.remove(parity[1])  # one missing block: P alone rebuilds it
         cost = nbytes * len(others) * self.parity_per_byte
-        countdown = _Countdown(len(others), lambda: self.raid5d.run(cost, done))
+        countdown = Countdown(len(others), lambda: self.raid5d.run(cost, done))
         for m in others:
             self.read_ios += 1
             self.queues[m].submit(offset, nbytes, False, countdown.tick)
@@ -300,7 +289,7 @@ class MdDevice(BlockDevice):
                 for member, offset in md_locate(self.level, self.width, self.chunk, piece.logical):
                     if member not in self.failed:
                         ios.append((member, offset, piece.nbytes))
-        countdown = _Countdown(len(ios), done)
+        countdown = Countdown(len(ios), done)
         for member, offset, n in ios:
             self.write_ios += 1
             self.queues[member].submit(offset, n, True, countdown.tick, flush=fua)
@@ -312,7 +301,7 @@ class MdDevice(BlockDevice):
                 within = piece.logical % self.chunk
                 cols = rows.setdefault(piece.row, {})
                 cols.setdefault(piece.column, []).append((within, within + piece.nbytes))
-        countdown = _Countdown(len(rows), done)
+        countdown = Countdown(len(rows), done)
         for row in sorted(rows):
             plan = plan_stripe_write(
                 self.level,
@@ -362,7 +351,7 @@ class MdDevice(BlockDevice):
             self.raid5d.run(work, write)
 
         def write() -> None:
-            countdown = _Countdown(len(plan.writes), finished)
+            countdown = Countdown(len(plan.writes), finished)
             for member, offset, n in plan.writes:
                 self.write_ios += 1
                 self.queues[member].submit(offset, n, True, countdown.tick, flush=fua)
@@ -373,7 +362,7 @@ class MdDevice(BlockDevice):
                 self.waiting.popleft()[1]()
             done()
 
-        reads = _Countdown(len(plan.reads), compute) if plan.reads else None
+        reads = Countdown(len(plan.reads), compute) if plan.reads else None
         if reads is None:
             compute()
             return
@@ -428,14 +417,14 @@ class BtrfsDevice(BlockDevice):
 
     def read(self, logical: int, nbytes: int, done: Callback, reader: int = 0) -> None:
         elements = self._elements(logical, nbytes)
-        countdown = _Countdown(len(elements), done)
+        countdown = Countdown(len(elements), done)
         for copies in elements:
             device, offset, n = copies[reader % len(copies)]
             self.queues[device].submit(offset, n, False, countdown.tick)
 
     def write(self, ranges: list[tuple[int, int]], done: Callback, fua: bool = False) -> None:
         ios = [c for logical, n in ranges for copies in self._elements(logical, n) for c in copies]
-        countdown = _Countdown(len(ios), done)
+        countdown = Countdown(len(ios), done)
         for device, offset, n in ios:
             self.queues[device].submit(offset, n, True, countdown.tick, flush=fua)
 

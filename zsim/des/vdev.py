@@ -181,7 +181,7 @@ class MissingLeaf(LeafQueue):
         zio.done()
 
 
-class _Countdown:
+class Countdown:
     """Calls ``done`` after ``n`` calls to ``tick`` (a block waiting for its leaf I/Os)."""
 
     __slots__ = ("done", "left")
@@ -372,7 +372,7 @@ class TopVdev:
         ios = self._leaf_ios(offset, psize, is_write)
         if self.failed and self._rebuilt and self.on_reconstruct is not None:
             done = functools.partial(self.on_reconstruct, self._rebuilt, done)
-        countdown = _Countdown(len(ios), done)
+        countdown = Countdown(len(ios), done)
         for leaf, leaf_offset, nbytes in ios:
             self.leaves[leaf].add(
                 Zio(leaf_offset, nbytes, is_write, klass, countdown.tick, needs_flush=flush)
@@ -381,6 +381,6 @@ class TopVdev:
 
     def flush(self, done: Callback) -> None:
         """``zio_flush()``: a cache flush on every leaf, ``done`` when all answered."""
-        countdown = _Countdown(len(self.leaves), done)
+        countdown = Countdown(len(self.leaves), done)
         for leaf in self.leaves:
             leaf.add(Zio(0, 0, True, SYNC_WRITE, countdown.tick, needs_flush=True))
