@@ -44,8 +44,8 @@ def test_healthy_callers_are_unchanged():
     top, _ = _top("raidz2 6")
     assert top.failed == frozenset()
     assert all(type(leaf) is LeafQueue for leaf in top.leaves)
-    assert top._leaf_ios(0, 128 * 1024, False) == [
-        col for col in top._leaf_ios(0, 128 * 1024, True) if col[0] not in (0, 1)
+    assert top.leaf_ios(0, 128 * 1024, False) == [
+        col for col in top.leaf_ios(0, 128 * 1024, True) if col[0] not in (0, 1)
     ]
 
 
@@ -95,14 +95,14 @@ def test_raidz_degraded_read_reads_every_surviving_column_only_when_data_is_miss
     data_cols = [(c.child, c.offset, c.size) for c in used if not c.is_parity]
     surviving = [(c.child, c.offset, c.size) for c in used if c.child not in failed]
     before = top.reconstruct_bytes
-    reads = top._leaf_ios(offset, psize, False)
+    reads = top.leaf_ios(offset, psize, False)
     if any(child in failed for child, _, _ in data_cols):
         assert reads == surviving  # all data and parity columns that are left
         assert top.reconstruct_bytes - before == rmap.data_bytes
     else:
         assert reads == data_cols  # parity is not read
         assert top.reconstruct_bytes == before
-    assert top._leaf_ios(offset, psize, True) == surviving  # writes skip the missing column
+    assert top.leaf_ios(offset, psize, True) == surviving  # writes skip the missing column
 
 
 def test_raidz_4k_record_on_a_missing_disk_reads_both_parity_columns():
@@ -119,7 +119,7 @@ def test_raidz_4k_record_on_a_missing_disk_reads_both_parity_columns():
     assert rebuilt == [4096] and finished == [1]
     assert (top.reconstructions, top.reconstruct_bytes) == (1, 4096)
     # block at sector 3: data on child 5, healthy, one read
-    assert top._leaf_ios(3 << ASHIFT, 4096, False) == [(5, 0, 4096)]
+    assert top.leaf_ios(3 << ASHIFT, 4096, False) == [(5, 0, 4096)]
 
 
 @settings(max_examples=100)
@@ -137,15 +137,15 @@ def test_draid_degraded_read_reads_the_whole_group_when_data_is_missing(spec, se
     top, _ = _top(spec, failed)
     healthy, _ = _top(spec)
     offset, psize = block << ASHIFT, sectors << ASHIFT
-    group = healthy._leaf_ios(offset, psize, True)  # parity columns first, then data
-    data_cols = healthy._leaf_ios(offset, psize, False)
-    reads = top._leaf_ios(offset, psize, False)
+    group = healthy.leaf_ios(offset, psize, True)  # parity columns first, then data
+    data_cols = healthy.leaf_ios(offset, psize, False)
+    reads = top.leaf_ios(offset, psize, False)
     surviving = [col for col in group if col[0] not in failed]
     if any(col[0] in failed for col in data_cols):
         assert reads == surviving
     else:
         assert reads == data_cols
-    assert top._leaf_ios(offset, psize, True) == surviving
+    assert top.leaf_ios(offset, psize, True) == surviving
 
 
 def test_draid_failed_spare_position_idles_the_named_disk():

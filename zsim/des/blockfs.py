@@ -70,6 +70,7 @@ from zsim.des.mdraid_map import (
     MemberQueue,
     md_stripe_bytes,
 )
+from zsim.des.vdev import Countdown
 from zsim.errors import ZsimError
 from zsim.hardware import flash, hdd
 from zsim.layout.mdraid import md_array_bytes, md_data_offset, md_member_data_bytes
@@ -122,6 +123,9 @@ class Filesystem(ABC):
         self.dev, self.size, self.params = dev, size, params
         self.file_start: list[int] = []
         self.file_bytes = 0
+        self.waiting: list[Callback] = []  # fsyncs waiting for the next commit
+        self.committing = False
+        self.commits = 0
 
     def place_files(self, njobs: int, file_bytes: int, fill: float, align: int) -> None:
         """Files one after the other just below the fill line, each on an ``align`` boundary."""
@@ -150,9 +154,29 @@ class Filesystem(ABC):
         """Write (job, file offset, bytes) ranges to the device (write-back or O_DIRECT)."""
         self.dev.write([(self.logical(j, o), n) for j, o, n in ranges], done)
 
-    @abstractmethod
     def commit(self, done: Callback) -> None:
-        """Make the written data durable (a journal commit, or a btrfs transaction)."""
+        """Make the written data durable: join the next group commit (every fsync that
+        arrives while one commit is being written waits for the next, and shares it)."""
+        self.waiting.append(done)
+        if not self.committing:
+            self._start_commit()
+
+    def _start_commit(self) -> None:
+        self.committing = True
+        batch, self.waiting = self.waiting, []
+        self._write_commit(lambda: self._committed(batch))
+
+    def _committed(self, batch: list[Callback]) -> None:
+        self.commits += 1
+        self.committing = False
+        for cb in batch:
+            cb()
+        if self.waiting and not self.committing:
+            self._start_commit()
+
+    @abstractmethod
+    def _write_commit(self, done: Callback) -> None:
+        """Write one commit to stable media (a jbd2 journal commit, a btrfs log tree)."""
 
 
 class Ext4(Filesystem):
@@ -163,19 +187,9 @@ class Ext4(Filesystem):
         self.env = env
         self.journal_start = size // 2 // PAGE * PAGE
         self.journal_cursor = 0
-        self.waiting: list[Callback] = []
-        self.committing = False
-        self.commits = 0
 
-    def commit(self, done: Callback) -> None:
-        """Join the next journal commit (jbd2 group commit)."""
-        self.waiting.append(done)
-        if not self.committing:
-            self._start_commit()
-
-    def _start_commit(self) -> None:
-        self.committing = True
-        batch, self.waiting = self.waiting, []
+    def _write_commit(self, done: Callback) -> None:
+        """A jbd2 commit: the journal blocks, a flush, then the commit block with FUA."""
         p = self.params
         size = p.commit_blocks * PAGE
         if self.journal_cursor + size > p.journal_bytes:
@@ -185,15 +199,7 @@ class Ext4(Filesystem):
         body, tail = at, at + size - PAGE
 
         def flushed() -> None:
-            self.dev.write([(tail, PAGE)], committed, fua=True)
-
-        def committed() -> None:
-            self.commits += 1
-            self.committing = False
-            for cb in batch:
-                cb()
-            if self.waiting and not self.committing:
-                self._start_commit()
+            self.dev.write([(tail, PAGE)], done, fua=True)
 
         self.dev.write([(body, size - PAGE)], lambda: self.dev.flush(flushed))
 
@@ -211,9 +217,6 @@ class Btrfs(Filesystem):
         self.cursor = 0
         self.location: dict[tuple[int, int], int] = {}
         self.keep_locations = keep
-        self.waiting: list[Callback] = []
-        self.committing = False
-        self.commits = 0
         self.log_cursor = 0
 
     def data_origin(self) -> int:
@@ -246,37 +249,17 @@ class Btrfs(Filesystem):
                 merged.append((logical, nbytes))
         self.dev.write(merged, done)
 
-    def commit(self, done: Callback) -> None:
-        self.waiting.append(done)
-        if not self.committing:
-            self._start_commit()
-
-    def _start_commit(self) -> None:
-        self.committing = True
-        batch, self.waiting = self.waiting, []
+    def _write_commit(self, done: Callback) -> None:
+        """An fsync's log tree, a flush, then the superblock of every device with FUA."""
         size = self.params.btrfs_log_bytes
         at = self.log_cursor
         self.log_cursor = (self.log_cursor + size) % max(size, self.data_origin() // 2)
         queues = self.dev.queues
 
         def flushed() -> None:
-            left = [len(queues)]
-
-            def one() -> None:
-                left[0] -= 1
-                if left[0] == 0:
-                    committed()
-
+            countdown = Countdown(len(queues), done)
             for q in queues:  # primary superblock at 64 KiB of every device, FUA
-                q.submit(64 * KiB, PAGE, True, one, flush=True)
-
-        def committed() -> None:
-            self.commits += 1
-            self.committing = False
-            for cb in batch:
-                cb()
-            if self.waiting and not self.committing:
-                self._start_commit()
+                q.submit(64 * KiB, PAGE, True, countdown.tick, flush=True)
 
         self.dev.write([(at, size)], lambda: self.dev.flush(flushed))
 

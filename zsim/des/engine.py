@@ -259,7 +259,7 @@ class ZfsModel:
         self.frees = 0
         self.asizes = [psize_to_asize(t.vdev, self.psize, self.ashift) for t in tops]
         # child I/Os per record, for their CPU cost: every column written, data columns read
-        self.children = max(len(t._leaf_ios(0, self.psize, True)) for t in tops)
+        self.children = max(len(t.leaf_ios(0, self.psize, True)) for t in tops)
         self.read_children = (
             max(
                 1,
@@ -591,7 +591,7 @@ class ZfsModel:
         top = self.tops[v]
         offset = top.allocate(self.asizes[v])
         self.location[key] = (v, offset)
-        columns = top._leaf_ios(offset, self.psize, True)
+        columns = top.leaf_ios(offset, self.psize, True)
         limit = top.leaves[0].aggregation_limit
         run = self.runs.get(v)
         if run is not None and not run.accepts(columns, limit):

@@ -270,7 +270,7 @@ class TopVdev:
         self.cursor += asize
         return offset
 
-    def _leaf_ios(self, offset: int, psize: int, is_write: bool) -> list[tuple[int, int, int]]:
+    def leaf_ios(self, offset: int, psize: int, is_write: bool) -> list[tuple[int, int, int]]:
         """(leaf index, leaf offset, bytes) for a block; reads skip parity."""
         if self.failed:
             return self._degraded_leaf_ios(offset, psize, is_write)
@@ -306,7 +306,7 @@ class TopVdev:
     def _degraded_leaf_ios(
         self, offset: int, psize: int, is_write: bool
     ) -> list[tuple[int, int, int]]:
-        """:meth:`_leaf_ios` with leaves missing: nothing goes to them; a read whose data
+        """:meth:`leaf_ios` with leaves missing: nothing goes to them; a read whose data
         touches one reads every surviving column of the block (``_rebuilt`` = its data)."""
         self._rebuilt = 0
         vdev, failed = self.vdev, self.failed
@@ -369,7 +369,7 @@ class TopVdev:
         """Issue a block read or write; ``done`` when every leaf I/O finished (``flush``: each
         leaf write also reaches stable media, as a ZIL block on a log device does). Returns
         the number of leaf I/Os."""
-        ios = self._leaf_ios(offset, psize, is_write)
+        ios = self.leaf_ios(offset, psize, is_write)
         if self.failed and self._rebuilt and self.on_reconstruct is not None:
             done = functools.partial(self.on_reconstruct, self._rebuilt, done)
         countdown = Countdown(len(ios), done)
