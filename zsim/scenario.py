@@ -113,6 +113,7 @@ KEYS: dict[str, dict[str, _Key]] = {
         "cpu_ghz": _Key("float", "a clock in GHz above 0", "3.0"),
         "zfs_version": _Key("text", "an OpenZFS release as text", '"2.2"'),
         "expander_bw": _Key("rate", "a rate above 0", '"2.4GB/s"'),
+        "memory_bandwidth": _Key("rate", "a rate above 0", '"136GB/s"'),
         "disks_per_link": _Key("int", "a whole number ≥ 1", "4"),
     },
     "pool": {
@@ -334,6 +335,9 @@ class Hardware:
             ``None``: no shared limit; TOML ``"2.4GB/s"``).
         disks_per_link: devices sharing one HBA lane (default 1, direct attach; 4 for a SATA
             port multiplier or an expander fan-out).
+        memory_bandwidth: sustained host memory bandwidth shared by the cores' data passes
+            and the devices' DMA, bytes/s (default ``None``:
+            :data:`zsim.des.memory.DEFAULT_MEMORY_BANDWIDTH`, 80 GB/s; TOML ``"136GB/s"``).
         log_device_spec, cache_device_spec, special_device_spec, hba_spec: what those
             profiles were given as, like ``disk_spec`` (default ``None``: not given).
     """
@@ -350,6 +354,7 @@ class Hardware:
     zfs_version: str = CURRENT
     expander_bw: float | None = None
     disks_per_link: int = 1
+    memory_bandwidth: float | None = None
     log_device_spec: str | None = None
     cache_device_spec: str | None = None
     special_device_spec: str | None = None
@@ -376,6 +381,8 @@ class Hardware:
         if self.expander_bw is not None:
             _check_real("hardware", "expander_bw", self.expander_bw, math.ulp(0))
         _check_whole("hardware", "disks_per_link", self.disks_per_link, 1)
+        if self.memory_bandwidth is not None:
+            _check_real("hardware", "memory_bandwidth", self.memory_bandwidth, math.ulp(0))
 
     @property
     def zfs(self) -> ZfsVersion:
@@ -867,6 +874,8 @@ def _hardware_items(hw: Hardware) -> dict[str, Any]:
     if hw.expander_bw is not None:
         items["expander_bw"] = hw.expander_bw
     items["disks_per_link"] = hw.disks_per_link
+    if hw.memory_bandwidth is not None:
+        items["memory_bandwidth"] = hw.memory_bandwidth
     return items
 
 

@@ -58,9 +58,10 @@ from typing import Any
 import numpy as np
 import simpy
 
+from zsim.des import memory
 from zsim.des.costs import REFERENCE_GHZ, cpu_costs
 from zsim.des.engine import Engine, Job, RunControl, _bus, _Stats
-from zsim.des.hardware import CpuPool, Device
+from zsim.des.hardware import CpuPool, Device, MemoryBus
 from zsim.des.mdraid_map import (
     PAGE,
     BlockDevice,
@@ -527,7 +528,10 @@ class BlockFsEngine(Engine):
         for name in names:
             phase = float(self.rng.uniform(0.0, model.period)) if self.rotating else 0.0
             self.devices[name] = Device(self.env, name, model, self.rotating, paths[name], phase)
-        self.cpu = CpuPool(self.env, hw.cpu_cores)
+        self.memory = MemoryBus(self.env, hw.memory_bandwidth or memory.DEFAULT_MEMORY_BANDWIDTH)
+        for dev in self.devices.values():
+            dev.path.memory = self.memory
+        self.cpu = CpuPool(self.env, hw.cpu_cores, self.memory)
         self.raid5d = CpuPool(self.env, 1)
         parity = {5: 1, 6: 2}.get(getattr(layout, "level", 0), 0)
         source = w.source if w.tool == "dd" else "zero"
@@ -628,6 +632,9 @@ class BlockFsEngine(Engine):
     def call(self, job: Job, issued: float, is_read: bool, offset: int) -> None:
         c = self.costs
         work = c.syscall + (0.0 if self.direct else self.bs * c.copy_per_byte)
+        traffic = 0.0 if self.direct else memory.copy_bytes(self.bs)
+        if not is_read and not self.direct:  # the page cache pages a buffered write fills
+            work += self.bs * c.cache_pages_per_byte
         if not is_read and self.sc.workload.tool == "dd":
             work += self.bs * c.source_per_byte
         self.client_cpu += work
@@ -636,9 +643,9 @@ class BlockFsEngine(Engine):
             job.finished(issued, is_read, self.bs)
 
         if is_read:
-            self.cpu.run(work, lambda: self._read(job.index, offset, finish))
+            self.cpu.run(work, lambda: self._read(job.index, offset, finish), traffic)
         else:
-            self.cpu.run(work, lambda: self._write(job.index, offset, finish))
+            self.cpu.run(work, lambda: self._write(job.index, offset, finish), traffic)
 
     def _read(self, job: int, offset: int, done: Callback) -> None:
         if self.direct:
@@ -656,13 +663,13 @@ class BlockFsEngine(Engine):
             self.readahead[job].read(offset, self.bs, done)
 
     def device_read(self, job: int, offset: int, nbytes: int, done: Callback) -> None:
-        """Read file bytes from the device; btrfs verifies checksums on completion."""
-        if self.crc_per_byte:
-            self.fs.read(
-                job, offset, nbytes, lambda: self.cpu.run(nbytes * self.crc_per_byte, done)
-            )
-        else:
-            self.fs.read(job, offset, nbytes, done)
+        """Read file bytes from the device; btrfs verifies checksums on completion, and a
+        buffered read pays the page cache pages it fills."""
+        work = nbytes * self.crc_per_byte
+        if not self.direct:
+            work += nbytes * self.costs.cache_pages_per_byte
+        traffic = nbytes * memory.CHECKSUM_PASSES if self.crc_per_byte else 0.0
+        self.fs.read(job, offset, nbytes, lambda: self.cpu.run(work, done, traffic))
 
     def _write(self, job: int, offset: int, done: Callback) -> None:
         if self.direct:
@@ -721,6 +728,8 @@ class BlockFsEngine(Engine):
         return util
 
     def _limit(self, util: dict[str, float]) -> str:
+        if util.get("memory", 0.0) >= 0.85:  # stalled cores count as busy; the bus is why
+            return "memory"
         name, busiest = max(util.items(), key=lambda kv: kv[1])
         if busiest >= 0.85:
             return name

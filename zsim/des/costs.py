@@ -15,18 +15,19 @@ scaled by the scenario's ``cpu_ghz``. Each constant below names its source besid
 A rate measured on another clock is scaled to 3 GHz by clock ratio (``× 3 / GHz``), which
 assumes the kernel is bound by the core, not by memory; that is stated beside each figure.
 
-Where each cost belongs (``zsim.des.engine``; ``zsim.des.zil`` for the intent log). Not yet
-charged by the engine: ``leaf_io``, ``dedup_per_write``, ``atime_update``,
-``direct_verify_per_byte``, the O_DIRECT copy skip and the ``compress_ratio`` argument:
+Where each cost belongs (``zsim.des.engine``; ``zsim.des.zil`` for the intent log; the DRAM
+traffic each pass moves is in :mod:`zsim.des.memory`):
 
 * client call: ``syscall`` + bytes × ``copy_per_byte`` (the copy between user pages and the
   ARC/dbuf; O_DIRECT on 2.3+ skips it for whole, aligned records), + ``source_per_byte`` for
-  dd's input, + ``atime_update`` per read when ``atime=on``;
+  dd's input, + ``atime_update`` per read when ``atime=on``, + bytes ×
+  ``cache_pages_per_byte`` for the ARC buffer a buffered write fills;
 * each record written at txg sync: ``zio`` + lsize × ``compress_per_byte`` + psize ×
   (``checksum_per_byte`` + ``parity_per_byte``) + ``dedup_per_write`` with ``dedup=on``,
   + ``leaf_io`` per child I/O; a direct write adds psize × ``direct_verify_per_byte``;
 * each record read from disk: ``zio`` + psize × (``checksum_per_byte`` +
-  ``decompress_per_byte``) + ``leaf_io`` per child I/O.
+  ``decompress_per_byte``) + ``leaf_io`` per child I/O, + lsize × ``cache_pages_per_byte``
+  when the record is kept in the ARC.
 
 Pool keys with no CPU constant of their own: ``recordsize`` and ``ashift`` act through the
 per-record and per-I/O costs (fewer, larger records and leaf I/Os); ``logbias`` and ``sync``
@@ -179,6 +180,16 @@ DEDUP_PER_WRITE_S = 10e-6
 #: ~5 µs. With relatime (zfsprops.7), at most once per file per day; zsim's ``atime`` key
 #: has no relatime, so ``on`` charges it on every read call.
 ATIME_UPDATE_S = 5e-6
+#: Buffered data lives in ARC buffers built from kernel pages (Linux ABD scatter lists):
+#: every record copied in (a buffered write, a read miss) allocates pages, and once the ARC
+#: is full an equal amount is evicted and its pages freed. Direct I/O does neither. The
+#: Linux frame allocator takes 94 ns per 4 KiB allocation on one core (LLFree, USENIX ATC
+#: 2023, measured on a 2.1 GHz Xeon Gold); estimate: the free about as much, so 188 ns per
+#: page at 2.1 GHz → 130 ns at 3 GHz. Larger ABD chunks (``zfs_abd_scatter_max_order``)
+#: cost less when memory is not fragmented, and the eviction's per-header work is left out,
+#: so this is the floor of the ARC's own cost, charged per byte.
+ARC_PAGE_S = 130e-9
+_PAGE = 4096
 
 
 @dataclass(frozen=True)
@@ -204,6 +215,9 @@ class CpuCosts:
     direct_verify_per_byte: float = 0.0
     #: the name of the checksum actually computed (sha256 when dedup forces it)
     checksum: str = "fletcher4"
+    #: allocating an ARC buffer's pages and, once the ARC is full, freeing an evicted one;
+    #: per byte that enters the ARC (buffered writes, read misses kept in the ARC)
+    cache_pages_per_byte: float = 0.0
 
     def write_record(self, lsize: int, psize: int, parity: bool = True) -> float:
         """CPU seconds of one record's write pipeline in the txg sync, child I/Os apart."""
@@ -267,4 +281,5 @@ def cpu_costs(
         atime_update=ATIME_UPDATE_S * scale if atime else 0.0,
         direct_verify_per_byte=checksum_per_byte,
         checksum=summed,
+        cache_pages_per_byte=ARC_PAGE_S * scale / _PAGE,
     )

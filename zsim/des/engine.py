@@ -18,8 +18,9 @@ import numpy as np
 import simpy
 
 from zsim.capacity import capacity, metaslab_shift
+from zsim.des import memory
 from zsim.des.costs import CpuCosts, cpu_costs
-from zsim.des.hardware import BandwidthStage, CpuPool, Device, Path, after
+from zsim.des.hardware import BandwidthStage, CpuPool, Device, MemoryBus, Path, after
 from zsim.des.stats import batch_means_halfwidth, mser5_truncation
 from zsim.des.vdev import (
     ASYNC_READ,
@@ -260,6 +261,30 @@ class ZfsModel:
         self.asizes = [psize_to_asize(t.vdev, self.psize, self.ashift) for t in tops]
         # child I/Os per record, for their CPU cost: every column written, data columns read
         self.children = max(len(t.leaf_ios(0, self.psize, True)) for t in tops)
+        # memory traffic of one record's write and read pipelines (zsim.des.memory); the
+        # parity share is what the column map writes beyond psize (parity and skip sectors)
+        parity_ratio = (
+            max(
+                (sum(io[2] for io in t.leaf_ios(0, self.psize, True)) - self.psize) / self.psize
+                for t in tops
+                if t.vdev.kind in ("raidz", "draid")
+            )
+            if any(t.vdev.kind in ("raidz", "draid") for t in tops)
+            else 0.0
+        )
+        self.write_traffic = memory.write_record_bytes(
+            self.recordsize,
+            self.psize,
+            compressing=pool.compression != "off",
+            checksumming=pool.checksum != "off",
+            parity_ratio=parity_ratio,
+        )
+        self.read_traffic = memory.read_record_bytes(
+            self.recordsize,
+            self.psize,
+            checksumming=pool.checksum != "off",
+            compressed=self.psize < self.recordsize,
+        )
         self.read_children = (
             max(
                 1,
@@ -411,7 +436,9 @@ class ZfsModel:
     def _read_done(self, key: tuple[int, int], use_cache: bool) -> None:
         c = self.costs
         work = c.read_record(self.psize) + self.read_children * c.leaf_io
-        self.cpu.run(work, lambda: self._read_ready(key, use_cache))
+        if use_cache:  # the record gets an ARC buffer (and, once the ARC is full, evicts one)
+            work += self.recordsize * c.cache_pages_per_byte
+        self.cpu.run(work, lambda: self._read_ready(key, use_cache), self.read_traffic)
 
     def _read_ready(self, key: tuple[int, int], use_cache: bool) -> None:
         if use_cache:
@@ -512,7 +539,7 @@ class ZfsModel:
         per_record = c.write_record(self.recordsize, self.psize, bool(parity))
         per_record += self.children * c.leaf_io
         for key in keys:
-            self.cpu.run(per_record, lambda k=key: self._write_record(txg, k))
+            self.cpu.run(per_record, lambda k=key: self._write_record(txg, k), self.write_traffic)
         for psize, copy in meta:
             work = c.zio + INDIRECT_BYTES * self.meta_compress_per_byte
             work += psize * c.checksum_per_byte
@@ -801,7 +828,10 @@ class Engine:
         self.log_tops = self._support_vdevs(layout, "log", hw.log_device)
         self.special_tops = self._support_vdevs(layout, "special", hw.special_device)
         self.cache_tops = self._support_vdevs(layout, "cache", hw.cache_device)
-        self.cpu = CpuPool(self.env, hw.cpu_cores)
+        self.memory = MemoryBus(self.env, hw.memory_bandwidth or memory.DEFAULT_MEMORY_BANDWIDTH)
+        for dev in self.devices.values():
+            dev.path.memory = self.memory
+        self.cpu = CpuPool(self.env, hw.cpu_cores, self.memory)
         parity = max(v.parity for v in layout.data_vdevs)
         self.costs = cpu_costs(
             hw.cpu_ghz,
@@ -836,7 +866,7 @@ class Engine:
             self.zil = Zil(self.zfs, self.log_tops, pool.logbias, self.direct)
 
     def _charge_reconstruction(self, nbytes: int, done: Callback) -> None:
-        self.cpu.run(nbytes * self.costs.parity_per_byte, done)
+        self.cpu.run(nbytes * self.costs.parity_per_byte, done, nbytes)
 
     def _support_vdevs(
         self, layout: ZfsLayout, vclass: str, profile: Profile | None
@@ -948,15 +978,19 @@ class Engine:
             # Direct I/O (2.3+) of whole records maps the user pages: no copy through the
             # ARC; writes verify the checksum of the pages once more (direct_write_verify)
             work = c.syscall + (0.0 if is_read else self.bs * c.direct_verify_per_byte)
+            traffic = 0.0 if is_read else self.bs * memory.CHECKSUM_PASSES
         else:
             work = c.syscall + self.bs * c.copy_per_byte
+            traffic = memory.copy_bytes(self.bs)
+            if not is_read:  # the dirty record's ARC buffer (read misses pay at the insert)
+                work += self.bs * c.cache_pages_per_byte
         if is_read:
             work += c.atime_update
         if not is_read and self.sc.workload.tool == "dd":
             work += self.bs * c.source_per_byte
         batch = self._batchable(job, is_read, offset)
         if batch > 1:
-            self._call_batch(job, issued, offset, work, batch)
+            self._call_batch(job, issued, offset, work, batch, traffic)
             return
         self.client_cpu += work
         rs = self.sc.pool.recordsize
@@ -972,9 +1006,11 @@ class Engine:
             else:
                 self._write(job, keys, offset, issued, finish)
 
-        self.cpu.run(work, after_cpu)
+        self.cpu.run(work, after_cpu, traffic)
 
-    def _call_batch(self, job: Job, issued: float, offset: int, work: float, n: int) -> None:
+    def _call_batch(
+        self, job: Job, issued: float, offset: int, work: float, n: int, traffic: float
+    ) -> None:
         self.client_cpu += work * n
         key = (job.index, (offset // self.sc.pool.recordsize) % self.file_records)
         if self._hole(*key):
@@ -992,7 +1028,7 @@ class Engine:
                 self.record_at(done_at, issued if i == 0 else start + i * work, False, self.bs)
             job.finished_batch()
 
-        self.cpu.run(work * n, lambda: self.zfs.dirty_record(key, admitted))
+        self.cpu.run(work * n, lambda: self.zfs.dirty_record(key, admitted), traffic * n)
 
     def _read(self, job: Job, keys: list[tuple[int, int]], done: Callback) -> None:
         left = [len(keys)]
@@ -1224,6 +1260,7 @@ class Engine:
         for name, stage in self.stages.items():
             util[name] = stage.utilization(now)
         util["cpu"] = self.cpu.busy.utilization(now)
+        util["memory"] = self.memory.utilization(now)
         return util
 
     def _l2_details(self) -> dict[str, Any]:
@@ -1254,6 +1291,9 @@ class Engine:
         }
 
     def _limit(self, util: dict[str, float]) -> str:
+        # cores stalled on a saturated memory bus count as busy: the bus is the cause
+        if util.get("memory", 0.0) >= 0.85:
+            return "memory"
         name, busiest = max(util.items(), key=lambda kv: kv[1])
         if busiest >= 0.85:
             return name

@@ -103,10 +103,13 @@ class BandwidthStage:
 class Path:
     """The bus stages between host memory and one device, in order (lane, expander, HBA)."""
 
-    def __init__(self, stages: list[BandwidthStage]):
+    def __init__(self, stages: list[BandwidthStage], memory: MemoryBus | None = None):
         self.stages = stages
+        self.memory = memory
 
     def carry(self, nbytes: int, done: Callback, index: int = 0) -> None:
+        if index == 0 and self.memory is not None:
+            self.memory.reserve(nbytes)  # the DMA into or out of host memory; no one waits
         if index == len(self.stages):
             done()
             return
@@ -213,36 +216,75 @@ class Device:
         return max(busy, by_bytes / now)
 
 
+class MemoryBus:
+    """The host's memory bandwidth shared by every core's data passes and every device's DMA.
+
+    A FIFO server kept as a virtual clock (the time it next falls idle) rather than an event
+    per transfer: :meth:`reserve` returns when a transfer queued now would finish, and DMA is
+    charged without anyone waiting on it. Rates in bytes/s.
+    """
+
+    def __init__(self, env: simpy.Environment, rate: float):
+        self.env, self.rate = env, rate
+        self.free_at = 0.0
+        self.served = 0.0  # seconds of transfer time charged so far
+        self.bytes = 0.0
+
+    def reserve(self, nbytes: float) -> float:
+        """Queue ``nbytes`` behind what is already queued; the time the transfer finishes."""
+        start = max(self.env.now, self.free_at)
+        seconds = nbytes / self.rate
+        self.free_at = start + seconds
+        self.served += seconds
+        self.bytes += nbytes
+        return self.free_at
+
+    def utilization(self, now: float) -> float:
+        """Busy fraction since time 0 (the backlog still queued past ``now`` excluded)."""
+        if now <= 0:
+            return 0.0
+        return min(1.0, (self.served - max(0.0, self.free_at - now)) / now)
+
+
 @dataclass
 class _CpuJob:
     seconds: float
     done: Callback
+    traffic: float = 0.0
 
 
 @dataclass
 class CpuPool:
-    """``cores`` identical cores; work is served FIFO on the first free core."""
+    """``cores`` identical cores; work is served FIFO on the first free core.
+
+    With a :class:`MemoryBus`, a job that moves ``traffic`` bytes holds its core until both
+    its compute time has passed and the bus has moved its bytes (the core stalls on memory).
+    """
 
     env: simpy.Environment
     cores: int
+    memory: MemoryBus | None = None
     queue: deque[_CpuJob] = field(default_factory=deque)
     busy: Busy = field(init=False)
 
     def __post_init__(self) -> None:
         self.busy = Busy(self.cores)
 
-    def run(self, seconds: float, done: Callback) -> None:
-        if seconds <= 0:
+    def run(self, seconds: float, done: Callback, traffic: float = 0.0) -> None:
+        if seconds <= 0 and traffic <= 0:
             done()
             return
-        self.queue.append(_CpuJob(seconds, done))
+        self.queue.append(_CpuJob(seconds, done, traffic))
         if self.busy.active < self.cores:
             self._start()
 
     def _start(self) -> None:
         job = self.queue.popleft()
         self.busy.change(self.env.now, +1)
-        after(self.env, job.seconds, self._finish, job)
+        delay = job.seconds
+        if job.traffic > 0 and self.memory is not None:
+            delay = max(delay, self.memory.reserve(job.traffic) - self.env.now)
+        after(self.env, delay, self._finish, job)
 
     def _finish(self, job: _CpuJob) -> None:
         self.busy.change(self.env.now, -1)
