@@ -31,7 +31,7 @@ from zsim.capacity import PARTITIONINGS
 from zsim.errors import ZsimError
 from zsim.hardware.catalog import DEVICE_KINDS, Profile, load_profile, parse_profile
 from zsim.layout.grammar import parse_layout
-from zsim.layout.tree import Layout, MdArray, VdevClass, ZfsLayout, ZpoolOnBlock
+from zsim.layout.tree import BtrfsArray, Layout, MdArray, VdevClass, ZfsLayout, ZpoolOnBlock
 from zsim.units import format_binary_size, parse_ashift, parse_rate, parse_size
 from zsim.zfs.version import CURRENT, ZfsVersion, check_layout_features, parse_zfs_version
 
@@ -446,7 +446,9 @@ class Pool:
             degraded: reads go to another mirror child or rebuild from parity (raidz/dRAID
             read all surviving columns of a block whose data is on a missing disk), writes
             skip the missing disk. Each data vdev may lose at most what it survives (mirror
-            n−1, raidz/dRAID parity); a single-disk vdev none. ZFS layouts, data vdevs only.
+            n−1, raidz/dRAID parity); a single-disk vdev none. ZFS layouts (data vdevs
+            only), md arrays (RAID1 n−1, RAID10 1, RAID5 1, RAID6 2) and btrfs RAID1/RAID10
+            (1 device, a filesystem mounted ``-o degraded``).
     """
 
     layout: str
@@ -539,13 +541,14 @@ def _check_failed(pool: Pool) -> None:
     where = f"pool.failed = {_show(list(names))}"
     layout = _layout_of(pool.layout)
     md = layout.block if isinstance(layout, ZpoolOnBlock) else layout
-    if isinstance(md, MdArray):
-        _check_failed_md(where, md, names, pool.layout)
+    if isinstance(md, MdArray | BtrfsArray):
+        _check_failed_block(where, md, names, pool.layout)
         return
     if not isinstance(layout, ZfsLayout):
         raise ScenarioError(
-            f"{where}: degraded operation is modelled for ZFS pools and md arrays, and "
-            f"{_show(pool.layout)} is a {layout.system} layout; remove pool.failed"
+            f"{where}: degraded operation is modelled for ZFS pools, md arrays and btrfs "
+            f"RAID1/RAID10, and {_show(pool.layout)} is a {layout.system} layout; remove "
+            f"pool.failed"
         )
     vdev_of = {d: v for v in layout.vdevs for d in v.devices}
     for name in names:
@@ -581,23 +584,34 @@ def _check_failed(pool: Pool) -> None:
         )
 
 
-def _check_failed_md(where: str, md: MdArray, names: tuple[str, ...], text: str) -> None:
-    """Missing members of an md array: known names, at most what the level survives."""
+def _check_failed_block(
+    where: str, array: MdArray | BtrfsArray, names: tuple[str, ...], text: str
+) -> None:
+    """Missing members of an md array or devices of a btrfs filesystem: known names, at
+    most what the array survives (btrfs RAID1/RAID10 keep 2 copies of every chunk: 1)."""
     for name in names:
         if names.count(name) > 1:
             raise ScenarioError(f"{where}: {name!r} is listed twice; list each device once")
-        if name not in md.devices:
-            hint = difflib.get_close_matches(name, list(md.devices), n=1)
+        if name not in array.devices:
+            hint = difflib.get_close_matches(name, list(array.devices), n=1)
             fix = f"did you mean {hint[0]!r}?" if hint else "use a name the layout gives"
             raise ScenarioError(
                 f"{where}: no device {name!r} in pool.layout {_show(text)} "
-                f"({md.devices[0]} … {md.devices[-1]}); {fix}"
+                f"({array.devices[0]} … {array.devices[-1]}); {fix}"
             )
-    if len(names) > md.fault_tolerance:
+    most = array.fault_tolerance
+    if isinstance(array, BtrfsArray) and len(names) > most:
         raise ScenarioError(
-            f"{where}: md RAID{md.level} of {md.width} survives {md.fault_tolerance} missing "
+            f"{where}: btrfs {array.profile.upper()} of {array.width} keeps 2 copies of every "
+            f"chunk and survives {most} missing device, not {len(names)}; some chunks would "
+            f"lose both copies and the filesystem would not mount (data lost): fail at most "
+            f"{most}"
+        )
+    if isinstance(array, MdArray) and len(names) > most:
+        raise ScenarioError(
+            f"{where}: md RAID{array.level} of {array.width} survives {most} missing "
             f"member(s), not {len(names)}; the array would FAIL (data lost): fail at most "
-            f"{md.fault_tolerance}"
+            f"{most}"
         )
 
 

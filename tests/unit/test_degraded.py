@@ -289,7 +289,7 @@ def test_failed_key_default_round_trip_and_override():
         ("raidz1 4 log mirror 2", ["sde"],
          "'sde' is a log device; failing log devices is not modelled yet"),
         ("raidz1 4 cache 1", ["sde"], "'sde' is a cache device"),
-        ("btrfs-raid10 4", ["sda"], "degraded operation is modelled for ZFS pools and md arrays"),
+        ("raw 4", ["sda"], "degraded operation is modelled for ZFS pools, md arrays and btrfs"),
     ],
 )  # fmt: skip
 def test_bad_failed_values_are_one_clear_line(layout, failed, fragment):

@@ -69,7 +69,7 @@ def test_degraded_stripe_write_plan_never_reads_or_writes_the_missing_member():
         ("md-raid6 8", ["sda", "sdb", "sdc"], "survives 2"),
         ("md-raid0 4", ["sda"], "survives 0"),
         ("md-raid5 4", ["sdz"], "no device 'sdz'"),
-        ("btrfs-raid1 4", ["sda"], "ZFS pools and md arrays"),
+        ("raw 4", ["sda"], "ZFS pools, md arrays and btrfs RAID1/RAID10"),
     ],
 )
 def test_bad_failed_members_are_one_line_errors(layout, failed, fragment):

@@ -255,11 +255,12 @@ class Btrfs(Filesystem):
         size = self.params.btrfs_log_bytes
         at = self.log_cursor
         self.log_cursor = (self.log_cursor + size) % max(size, self.data_origin() // 2)
-        queues = self.dev.queues
+        # write_all_supers() skips a missing device (no bdev) of a degraded mount
+        queues = [q for i, q in enumerate(self.dev.queues) if i not in self.dev.failed]
 
         def flushed() -> None:
             countdown = Countdown(len(queues), done)
-            for q in queues:  # primary superblock at 64 KiB of every device, FUA
+            for q in queues:  # primary superblock at 64 KiB of every present device, FUA
                 q.submit(64 * KiB, PAGE, True, countdown.tick, flush=True)
 
         self.dev.write([(at, size)], lambda: self.dev.flush(flushed))
@@ -569,7 +570,7 @@ class BlockFsEngine(Engine):
             self.cost_scale,
             self.rotating,
         )
-        self.dev.failed = frozenset(  # type: ignore[attr-defined]
+        self.dev.failed = frozenset(
             i for i, name in enumerate(md.devices) if name in self.sc.pool.failed
         )
         self.fs: Filesystem = Ext4(self.env, self.dev, size, self.fs_params)
@@ -582,7 +583,10 @@ class BlockFsEngine(Engine):
 
     def _build_btrfs(self, layout: BtrfsArray, member_bytes: int, start: int) -> None:
         queues = [MemberQueue(self.devices[n], self.block_params, start) for n in layout.devices]
-        dev = BtrfsDevice(layout.profile, queues, self.block_params)
+        failed = frozenset(
+            i for i, name in enumerate(layout.devices) if name in self.sc.pool.failed
+        )
+        dev = BtrfsDevice(layout.profile, queues, self.block_params, failed=failed)
         self.dev = dev
         size = (member_bytes - MiB) * layout.width // 2
         keep = self.sc.workload.tool == "fio" and self.sc.workload.rw in ("randrw", "readwrite")
@@ -720,6 +724,11 @@ class BlockFsEngine(Engine):
         rate = n / max(self.env.now, 1e-9)
         window = 20 / rate if rate > 0 else self.env.now / 10
         return max(window, self.env.now / 400)
+
+    def transient_share(self) -> float:
+        """0: buffered writes start with the page cache at its dirty set point
+        (:meth:`Writeback.warm`), direct and synced writes have no buffer to fill."""
+        return 0.0
 
     def _utilization(self) -> dict[str, float]:
         util = super()._utilization()

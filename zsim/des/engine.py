@@ -70,6 +70,16 @@ DVA (32 B, zero for single-copy data) and the padding (16 B) compress away, whil
 checksum (32 B), the first DVA, the properties and the birth/fill words do not."""
 
 
+ZIO_TASKQ_BATCH_PCT = 80
+"""``zio_taskq_batch_pct``: the zio write-issue and interrupt taskqs get this share of the
+CPUs as threads (module/zfs/spa.c, zfs.4)."""
+
+
+def zio_taskq_threads(cores: int) -> int:
+    """Worker threads of ZFS's batch taskqs on ``cores`` CPUs (at least one)."""
+    return max(1, cores * ZIO_TASKQ_BATCH_PCT // 100)
+
+
 @dataclass(frozen=True)
 class RunControl:
     """When to stop: ``target_ci`` relative half-width, caps in simulated and wall seconds."""
@@ -438,7 +448,9 @@ class ZfsModel:
         work = c.read_record(self.psize) + self.read_children * c.leaf_io
         if use_cache:  # the record gets an ARC buffer (and, once the ARC is full, evicts one)
             work += self.recordsize * c.cache_pages_per_byte
-        self.cpu.run(work, lambda: self._read_ready(key, use_cache), self.read_traffic)
+        self.cpu.run(
+            work, lambda: self._read_ready(key, use_cache), self.read_traffic, background=True
+        )
 
     def _read_ready(self, key: tuple[int, int], use_cache: bool) -> None:
         if use_cache:
@@ -528,7 +540,7 @@ class ZfsModel:
         freed = self._frees(txg.records)
         meta += self._space_map_blocks(freed)
         if freed:
-            self.cpu.run(len(freed) * self.free_cpu, lambda: None)
+            self.cpu.run(len(freed) * self.free_cpu, lambda: None, background=True)
         if not keys and not meta:
             self._write_uberblocks(txg)
             return
@@ -539,11 +551,16 @@ class ZfsModel:
         per_record = c.write_record(self.recordsize, self.psize, bool(parity))
         per_record += self.children * c.leaf_io
         for key in keys:
-            self.cpu.run(per_record, lambda k=key: self._write_record(txg, k), self.write_traffic)
+            self.cpu.run(
+                per_record,
+                lambda k=key: self._write_record(txg, k),
+                self.write_traffic,
+                background=True,
+            )
         for psize, copy in meta:
             work = c.zio + INDIRECT_BYTES * self.meta_compress_per_byte
             work += psize * c.checksum_per_byte
-            self.cpu.run(work, lambda p=psize, k=copy: self._write_meta(txg, p, k))
+            self.cpu.run(work, lambda p=psize, k=copy: self._write_meta(txg, p, k), background=True)
 
     def _indirect_blocks(self, records: dict[tuple[int, int], None]) -> list[tuple[int, int]]:
         """(psize, copy) of every indirect block the txg rewrites: each dirty record's
@@ -831,7 +848,9 @@ class Engine:
         self.memory = MemoryBus(self.env, hw.memory_bandwidth or memory.DEFAULT_MEMORY_BANDWIDTH)
         for dev in self.devices.values():
             dev.path.memory = self.memory
-        self.cpu = CpuPool(self.env, hw.cpu_cores, self.memory)
+        self.cpu = CpuPool(
+            self.env, hw.cpu_cores, self.memory, background_cap=zio_taskq_threads(hw.cpu_cores)
+        )
         parity = max(v.parity for v in layout.data_vdevs)
         self.costs = cpu_costs(
             hw.cpu_ghz,
@@ -866,7 +885,7 @@ class Engine:
             self.zil = Zil(self.zfs, self.log_tops, pool.logbias, self.direct)
 
     def _charge_reconstruction(self, nbytes: int, done: Callback) -> None:
-        self.cpu.run(nbytes * self.costs.parity_per_byte, done, nbytes)
+        self.cpu.run(nbytes * self.costs.parity_per_byte, done, nbytes, background=True)
 
     def _support_vdevs(
         self, layout: ZfsLayout, vclass: str, profile: Profile | None
@@ -1133,12 +1152,30 @@ class Engine:
             wall = time.perf_counter() - wall_start
             if self.env.now >= control.min_sim_seconds:
                 ci_rel, warmup, window = self._precision()
-                if ci_rel <= control.target_ci:
+                if ci_rel <= control.target_ci and self._settled():
                     break
             if self.env.now >= control.max_sim_seconds or wall >= control.max_wall_seconds:
                 break
         self.stopped = True
         return self._result(ci_rel, warmup, window, time.perf_counter() - wall_start)
+
+    #: a write run must have written this many times the dirty-data cap before it may stop:
+    #: until then the clients' rate includes the buffer filling (up to zfs_dirty_data_max
+    #: absorbed faster than the disks drain it), which the batch means cannot tell apart
+    SETTLE_DIRTY_MULTIPLE = 10
+
+    def _settled(self) -> bool:
+        """Has the write buffer's filling become a small part of what was measured?"""
+        return self.transient_share() <= 1.0 / self.SETTLE_DIRTY_MULTIPLE
+
+    def transient_share(self) -> float:
+        """The dirty-data cap over the bytes written so far (0 for read-only runs): the most
+        the initial filling of the write buffer can inflate the measured write rate by."""
+        if self.read_fraction >= 1.0:
+            return 0.0
+        written = sum(n for n, r in zip(self.stats.nbytes, self.stats.is_read, strict=True)
+                      if not r)  # fmt: skip
+        return self.zfs.txg.dirty_max / written if written else math.inf
 
     def _series(self, window: float) -> np.ndarray:
         times = np.asarray(self.stats.times)
@@ -1243,6 +1280,7 @@ class Engine:
                 "data_on_special": self.zfs.data_on_special,
                 "throttle_delay_s": self.zfs.delay_time,
                 "dirty_max_bytes": self.zfs.txg.dirty_max,
+                "transient_share": self.transient_share(),
                 "device_ios": {n: d.ios for n, d in self.devices.items()},
                 "device_write_bytes": {n: d.bytes - d.read_bytes for n, d in self.devices.items()},
                 "window_s": window,

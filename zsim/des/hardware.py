@@ -251,11 +251,20 @@ class _CpuJob:
     seconds: float
     done: Callback
     traffic: float = 0.0
+    background: bool = False
 
 
 @dataclass
 class CpuPool:
     """``cores`` identical cores; work is served FIFO on the first free core.
+
+    Two kinds of work: the clients' own calls (foreground) and the kernel's worker threads
+    (``background``: the zio taskqs that checksum, compress and write a txg, read
+    completions, the ZIL). The worker threads are a fixed number, ``background_cap`` (ZFS's
+    ``zio_taskq_batch_pct`` = 80 % of the CPUs, module/zfs/spa.c), so a txg's burst of
+    records can never hold every core: client calls always find the rest. The taskq threads
+    run at raised priority (SPL creates them at ``maxclsyspri``), so a freed core takes the
+    oldest background job while fewer than the cap run, else the oldest foreground job.
 
     With a :class:`MemoryBus`, a job that moves ``traffic`` bytes holds its core until both
     its compute time has passed and the bus has moved its bytes (the core stalls on memory).
@@ -264,22 +273,39 @@ class CpuPool:
     env: simpy.Environment
     cores: int
     memory: MemoryBus | None = None
+    background_cap: int | None = None
     queue: deque[_CpuJob] = field(default_factory=deque)
+    background: deque[_CpuJob] = field(default_factory=deque)
     busy: Busy = field(init=False)
+    background_active: int = 0
 
     def __post_init__(self) -> None:
         self.busy = Busy(self.cores)
+        if self.background_cap is None:
+            self.background_cap = self.cores
 
-    def run(self, seconds: float, done: Callback, traffic: float = 0.0) -> None:
+    def run(
+        self, seconds: float, done: Callback, traffic: float = 0.0, background: bool = False
+    ) -> None:
         if seconds <= 0 and traffic <= 0:
             done()
             return
-        self.queue.append(_CpuJob(seconds, done, traffic))
-        if self.busy.active < self.cores:
-            self._start()
+        job = _CpuJob(seconds, done, traffic, background)
+        (self.background if background else self.queue).append(job)
+        self._dispatch()
 
-    def _start(self) -> None:
-        job = self.queue.popleft()
+    def _dispatch(self) -> None:
+        while self.busy.active < self.cores:
+            if self.background and self.background_active < (self.background_cap or 0):
+                job = self.background.popleft()
+                self.background_active += 1
+            elif self.queue:
+                job = self.queue.popleft()
+            else:
+                return
+            self._start(job)
+
+    def _start(self, job: _CpuJob) -> None:
         self.busy.change(self.env.now, +1)
         delay = job.seconds
         if job.traffic > 0 and self.memory is not None:
@@ -288,6 +314,7 @@ class CpuPool:
 
     def _finish(self, job: _CpuJob) -> None:
         self.busy.change(self.env.now, -1)
-        if self.queue:
-            self._start()
+        if job.background:
+            self.background_active -= 1
+        self._dispatch()
         job.done()

@@ -26,6 +26,11 @@ Sources (Linux 4.15, the Ubuntu 18.04 kernel of the Ars Technica test, unless st
 * btrfs (``fs/btrfs/volumes.c``): logical addresses map through 1 GiB-per-device data
   chunks (:func:`zsim.layout.md_map.btrfs_next_chunk`); reads pick the copy ``pid % 2``
   (``find_live_mirror()``, ``BTRFS_READ_POLICY_PID``, the only policy before 5.14/6.x).
+  Degraded (``mount -o degraded``, one device missing): a missing device has no ``bdev``,
+  so ``find_live_mirror()`` passes over the preferred copy to the first live one, and
+  ``btrfs_map_bio()`` writes only the copies whose device is present. The chunks are those
+  of the healthy filesystem; the ``single`` chunks a degraded mount allocates once the
+  existing ones fill up are not modelled.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from dataclasses import dataclass
 
 from zsim.des.hardware import CpuPool, Device, DevIO
 from zsim.des.vdev import Countdown
+from zsim.errors import ZsimError
 from zsim.layout.md_map import (
     BTRFS_RESERVED,
     BtrfsChunk,
@@ -185,10 +191,12 @@ def choose_copy(
 
 class BlockDevice(ABC):
     """What a filesystem writes to: ``read``, ``write`` (a list of ranges submitted under
-    one plug), ``flush`` (every member), ``busy`` (would a writeback submitter block)."""
+    one plug), ``flush`` (every present member), ``busy`` (would a writeback submitter
+    block). ``failed``: indices into ``queues`` of missing members (a degraded array)."""
 
     queues: list[MemberQueue]
     params: BlockParams
+    failed: frozenset[int] = frozenset()
 
     @abstractmethod
     def read(self, logical: int, nbytes: int, done: Callback, reader: int = 0) -> None:
@@ -200,8 +208,9 @@ class BlockDevice(ABC):
         on stable media)."""
 
     def flush(self, done: Callback) -> None:
-        countdown = Countdown(len(self.queues), done)
-        for q in self.queues:
+        present = [q for i, q in enumerate(self.queues) if i not in self.failed]
+        countdown = Countdown(len(present), done)
+        for q in present:
             q.submit(0, 0, True, countdown.tick, flush=True)
 
     def busy(self) -> bool:
@@ -386,16 +395,36 @@ class MdDevice(BlockDevice):
 
 
 class BtrfsDevice(BlockDevice):
-    """btrfs's logical address space over its devices (data chunks, ``raid1``/``raid10``)."""
+    """btrfs's logical address space over its devices (data chunks, ``raid1``/``raid10``).
+
+    ``failed``: indices into ``queues`` of missing devices (mounted ``-o degraded``); every
+    chunk keeps 2 copies, so at most 1.
+    """
 
     def __init__(
-        self, profile: str, queues: list[MemberQueue], params: BlockParams, copies_read: int = 2
+        self,
+        profile: str,
+        queues: list[MemberQueue],
+        params: BlockParams,
+        copies_read: int = 2,
+        failed: frozenset[int] = frozenset(),
     ):
         self.profile, self.queues, self.params = profile, queues, params
         self.used = [BTRFS_RESERVED] * len(queues)
         self.chunks: list[BtrfsChunk] = []
         self.chunk_logical = 0
         self.copies = copies_read
+        if any(not 0 <= i < len(queues) for i in failed):
+            raise ZsimError(f"failed devices {sorted(failed)} outside 0…{len(queues) - 1}")
+        if len(failed) > 1:
+            raise ZsimError(
+                f"btrfs {profile.upper()} of {len(queues)} keeps 2 copies of every chunk and "
+                f"survives 1 missing device, not {len(failed)}; the filesystem would not "
+                f"mount (data lost): fail at most 1"
+            )
+        self.failed = frozenset(failed)
+        #: reads whose preferred copy (``pid % 2``) was on the missing device
+        self.redirected_reads = 0
 
     def _chunk(self, index: int) -> BtrfsChunk:
         while len(self.chunks) <= index:
@@ -420,13 +449,28 @@ class BtrfsDevice(BlockDevice):
         countdown = Countdown(len(elements), done)
         for copies in elements:
             device, offset, n = copies[reader % len(copies)]
+            if device in self.failed:  # find_live_mirror(): the first copy with a bdev
+                device, offset, n = next(c for c in copies if c[0] not in self.failed)
+                self.redirected_reads += 1
             self.queues[device].submit(offset, n, False, countdown.tick)
 
     def write(self, ranges: list[tuple[int, int]], done: Callback, fua: bool = False) -> None:
-        ios = [c for logical, n in ranges for copies in self._elements(logical, n) for c in copies]
+        ios = [
+            c
+            for logical, n in ranges
+            for copies in self._elements(logical, n)
+            for c in copies
+            if c[0] not in self.failed
+        ]
         countdown = Countdown(len(ios), done)
         for device, offset, n in ios:
             self.queues[device].submit(offset, n, True, countdown.tick, flush=fua)
+
+    def details(self) -> dict[str, object]:
+        out = super().details()
+        if self.failed:
+            out["redirected_reads"] = self.redirected_reads
+        return out
 
 
 def md_stripe_bytes(level: int, width: int, chunk: int) -> int:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats as _stats
 
 
 def mser5_truncation(series: np.ndarray) -> int:
@@ -41,5 +40,7 @@ def batch_means_halfwidth(series: np.ndarray, batches: int = 20) -> tuple[float,
     means = series[: size * batches].reshape(batches, size).mean(axis=1)
     mean = float(means.mean())
     spread = float(means.std(ddof=1))
-    t = float(_stats.t.ppf(0.975, batches - 1))
+    from scipy import stats  # scipy.stats costs ~1 s to import: only when a CI is due
+
+    t = float(stats.t.ppf(0.975, batches - 1))
     return mean, t * spread / math.sqrt(batches)

@@ -236,7 +236,7 @@ class Zil:
         self.log_bytes += lwb.used
         c = self.zfs.costs
         work = c.zio + lwb.used * c.checksum_per_byte
-        self.zfs.cpu.run(work, lambda: self._write_lwb(lwb))
+        self.zfs.cpu.run(work, lambda: self._write_lwb(lwb), background=True)
 
     def _write_lwb(self, lwb: Lwb) -> None:
         zfs = self.zfs
