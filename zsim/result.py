@@ -14,13 +14,17 @@ from typing import Any
 
 @dataclass(frozen=True)
 class DirectionStats:
-    """One direction (read or write): bytes/s, IO/s and completion latency in seconds."""
+    """One direction (read or write): bytes/s, IO/s and completion latency in seconds.
+
+    A percentile is ``None`` where the engine does not model the latency distribution (the
+    analytic engine's buffered writes); JSON then carries ``null``.
+    """
 
     bytes_per_s: float = 0.0
     iops: float = 0.0
     latency_mean: float = 0.0
-    latency_p50: float = 0.0
-    latency_p99: float = 0.0
+    latency_p50: float | None = 0.0
+    latency_p99: float | None = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return {

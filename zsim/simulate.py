@@ -23,8 +23,10 @@ def simulate(
 ) -> SimResult:
     """Predict what the scenario's workload measures on its pool.
 
-    ``engine``: ``"des"`` (SimPy discrete-event model) or ``"baseline"`` (the planners' rule of
-    thumb, for comparison). ``seed`` makes a DES run reproducible. The DES stops when the 95 %
+    ``engine``: ``"des"`` (SimPy discrete-event model), ``"analytic"`` (queueing formulas on
+    the same scenario, device models and maps, for sweeps; raises :class:`ZsimError` outside
+    its validity range) or ``"baseline"`` (the planners' rule of thumb, for comparison).
+    ``seed`` makes a DES run reproducible. The DES stops when the 95 %
     half-width of the I/O rate is within ``target_ci`` of the mean, or at a cap.
     """
     if engine == "des" and scenario.workload.tool == "trace":
@@ -39,7 +41,9 @@ def simulate(
     if engine == "baseline":
         return _baseline(scenario, seed)
     if engine == "analytic":
-        raise ZsimError("the analytic engine is not built yet (issue 5); use --engine des")
+        from zsim.analytic.engine import simulate_analytic
+
+        return simulate_analytic(scenario, seed=seed)
     raise ZsimError(f"unknown engine {engine!r}; use one of {', '.join(ENGINES)}")
 
 

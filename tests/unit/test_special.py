@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from zsim.des.engine import BP_COMPRESSED_BYTES, Engine, RunControl
+from zsim.des.engine import Engine, RunControl
 from zsim.scenario import scenario_from_dict
 from zsim.simulate import simulate
+from zsim.zfs.indirect import BP_COMPRESSED_BYTES
 
 KiB = 1024
 

@@ -43,15 +43,18 @@ from zsim.layout.tree import BtrfsArray, MdArray, ZfsLayout, ZpoolOnBlock
 from zsim.result import DirectionStats, SimResult
 from zsim.zfs.arc import RecordCache, arc_data_bytes
 from zsim.zfs.compression import compressed_psize
+from zsim.zfs.indirect import (
+    BPS_PER_INDIRECT,
+    INDIRECT_BYTES,
+    indirect_block,
+    indirect_levels,
+)
 from zsim.zfs.txg import async_write_max_active, throttle_delay, txg_tunables
 from zsim.zfs.version import parse_zfs_version
 
 Callback = Callable[[], None]
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 
-INDIRECT_BYTES = 128 * KiB
-"""Indirect block size: ``DN_DFL_INDBLKSHIFT`` = 17 (128 KiB) for files (dnode.h)."""
-BPS_PER_INDIRECT = INDIRECT_BYTES // 128  # 128-byte blkptr_t (spa.h)
 SPACE_MAP_ENTRY_BYTES = 16
 """One two-word space-map entry (``SM2``, space_map.h): a freed block, or one allocated run."""
 FREE_CPU_S = 2e-6
@@ -63,11 +66,6 @@ L2ARC_WRITE_MAX = 8 * MiB
 L2ARC_HEADER_BYTES = 96
 """ARC memory per block held only in the L2ARC (the L2-only ``arc_buf_hdr_t``, ``arc.c``
 ``HDR_L2ONLY_SIZE``; about 70–100 B by release)."""
-BP_COMPRESSED_BYTES = 80
-"""Bytes one block pointer takes after the lz4 compression every metadata block gets:
-estimate from the blkptr_t layout (spa.h) — of its 128 bytes the unused second and third
-DVA (32 B, zero for single-copy data) and the padding (16 B) compress away, while the
-checksum (32 B), the first DVA, the properties and the birth/fill words do not."""
 
 
 ZIO_TASKQ_BATCH_PCT = 80
@@ -366,9 +364,7 @@ class ZfsModel:
         rewritten during the run get an entry in ``location``."""
         fill = min(0.95, max(0.0, self._fill()))
         self.file_records = file_records
-        self.indirect_levels = 0
-        while BPS_PER_INDIRECT**self.indirect_levels < file_records:
-            self.indirect_levels += 1
+        self.indirect_levels = indirect_levels(file_records)
         self.per_visit = [max(1, -(-self._aliquot(i) // a)) for i, a in enumerate(self.asizes)]
         self.cycle = sum(self.per_visit)
         total = njobs * file_records
@@ -568,16 +564,12 @@ class ZfsModel:
         ``redundant_metadata``: ``all`` writes every indirect block twice (a ditto block),
         ``most`` and below write level-1 blocks once (zfs.4)."""
         out: list[tuple[int, int]] = []
-        sector = 1 << self.ashift
         for level in range(1, self.indirect_levels + 1):
             span = BPS_PER_INDIRECT**level
             parents = {(job, rec // span) for job, rec in records}
-            children = -(-self.file_records // (BPS_PER_INDIRECT ** (level - 1)))
-            filled = min(BPS_PER_INDIRECT, children)
-            psize = -(-filled * BP_COMPRESSED_BYTES // sector) * sector
-            copies = 2 if self.redundant_metadata == "all" or level > 1 else 1
-            if self.redundant_metadata == "none":
-                copies = 1
+            psize, copies = indirect_block(
+                level, self.file_records, self.ashift, self.redundant_metadata
+            )
             out.extend((psize, k) for _ in parents for k in range(copies))
         return out
 

@@ -1,0 +1,198 @@
+"""The analytic engine's parts: the queueing solver, the device tables, the validity range,
+the result shape, and the property that more vdevs never make a pool slower."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import zsim
+from tests.conftest import ROOT
+from zsim.analytic import devices
+from zsim.analytic.engine import OutOfRange, validity
+from zsim.analytic.queueing import Station, solve
+from zsim.hardware.catalog import load_profile
+from zsim.scenario import apply_overrides, scenario_from_dict
+
+MIRRORS = ROOT / "examples" / "scenarios" / "ars-mirrors-4k-randread.toml"
+
+
+def _scenario(*overrides: str, base: dict | None = None):
+    data = base or {
+        "hardware": {"disk": "seagate-ironwolf-12tb", "ram": "16GiB", "zfs_version": "2.2"},
+        "pool": {"layout": "4x mirror 2", "recordsize": "128K"},
+        "workload": {"tool": "fio", "rw": "randread", "bs": "128K", "numjobs": 8,
+                     "size": "32GiB"},
+    }  # fmt: skip
+    return scenario_from_dict(apply_overrides(data, list(overrides)), source="test")
+
+
+# ---- queueing
+
+
+def test_one_station_serves_at_its_rate():
+    assert solve([Station("a", lambda k: 10.0)], 5).throughput == pytest.approx(10.0)
+
+
+def test_two_equal_single_servers():
+    # one customer alternates between them: X = 1 / (1/10 + 1/10)
+    stations = [Station("a", lambda k: 10.0), Station("b", lambda k: 10.0)]
+    assert solve(stations, 1).throughput == pytest.approx(5.0)
+    # many customers: the pair runs at one server's rate, n/(n+1) of it (exact MVA)
+    assert solve(stations, 50).throughput == pytest.approx(10.0 * 50 / 51)
+
+
+def test_a_delay_station_scales_with_customers():
+    assert solve([Station("d", lambda k: 10.0 * k)], 7).throughput == pytest.approx(70.0)
+
+
+def test_copies_split_visits():
+    # 4 identical servers each visited 1/4 of the time, many customers: 4 × their rate
+    one = Station("v", lambda k: 100.0, visits=1.0, copies=4)
+    assert solve([one], 400).throughput == pytest.approx(400.0, rel=0.02)
+    populations = solve([Station("c", lambda k: 1e6), one], 40).population
+    assert sum(populations.values()) == pytest.approx(40.0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.floats(1.0, 1e5), min_size=1, max_size=4),
+    st.integers(1, 60),
+)
+def test_throughput_grows_with_customers_and_stays_below_the_slowest_station(rates, n):
+    stations = [Station(f"s{i}", lambda k, r=r: r) for i, r in enumerate(rates)]
+    x_n = solve(stations, n).throughput
+    assert x_n <= min(rates) * (1 + 1e-9)
+    assert solve(stations, n + 1).throughput >= x_n * (1 - 1e-9)
+
+
+# ---- device tables
+
+
+def test_device_tables_are_deterministic_monotone_and_cached_on_disk(tmp_path, monkeypatch):
+    monkeypatch.setenv("ZSIM_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(devices, "_CACHE", {})
+    disk = load_profile("seagate-ironwolf-12tb")
+    first = devices.device_table(disk, 4096, False, False, 0.40, 0.45, 8)
+    assert list(first.rate) == sorted(first.rate)  # more to choose from is never slower
+    assert first.rate[-1] > 1.3 * first.rate[0]  # SATF over a deeper queue shortens seeks
+    assert len(list(tmp_path.glob("*.json"))) == 1
+    monkeypatch.setattr(devices, "_CACHE", {})
+    again = devices.device_table(disk, 4096, False, False, 0.40, 0.45, 8)
+    assert again == first  # read back from the file
+    # a damaged file is recomputed, not trusted
+    for path in tmp_path.glob("*.json"):
+        path.write_text("{not json")
+    monkeypatch.setattr(devices, "_CACHE", {})
+    assert devices.device_table(disk, 4096, False, False, 0.40, 0.45, 8) == first
+
+
+def test_the_disk_cache_can_be_turned_off(tmp_path, monkeypatch):
+    monkeypatch.setenv("ZSIM_CACHE_DIR", "off")
+    monkeypatch.setattr(devices, "_CACHE", {})
+    flash = load_profile("wd-ultrastar-sn840-3.2tb")
+    table = devices.device_table(flash, 4096, False, False, 0.1, 0.2, 4)
+    assert table.rate[-1] == pytest.approx(4 * table.rate[0], rel=0.1)  # parallel units
+    assert devices.cache_dir() is None
+
+
+# ---- validity and results
+
+
+@pytest.mark.parametrize(
+    ("overrides", "words"),
+    [
+        (("pool.layout=md-raid6 8",), "not a ZFS pool"),
+        (("pool.layout=4x mirror 2 log 1",), "support vdevs"),
+        (("workload.rw=read",), "sequential reads"),
+        (("workload.sync=true", "workload.rw=randwrite"), "sync writes"),
+        (("workload.rw=randwrite", "workload.bs=4K"), "partial-record writes"),
+        (("pool.layout=draid2:4d:1s:8c",), "dRAID"),
+        (("pool.failed=sda",), "degraded"),
+        (("workload.rw=randrw", "pool.layout=raidz2 8"), "randrw on raidz"),
+    ],
+)
+def test_outside_the_validity_range_it_declines_with_a_reason(overrides, words):
+    sc = _scenario(*overrides)
+    assert words in (validity(sc) or "")
+    with pytest.raises(OutOfRange, match="validity range") as err:
+        zsim.simulate(sc, engine="analytic")
+    assert isinstance(err.value, zsim.ZsimError)
+    assert "--engine des" in str(err.value)
+
+
+def test_the_result_has_the_simulate_shape_and_is_reproducible():
+    sc = zsim.load_scenario(MIRRORS)
+    a, b = zsim.simulate(sc, engine="analytic"), zsim.simulate(sc, engine="analytic")
+    d = a.to_dict()
+    assert d["engine"] == "analytic"
+    for direction in ("read", "write"):
+        assert set(d[direction]) == {"bytes_per_s", "iops", "latency_s"}
+        assert set(d[direction]["latency_s"]) == {"mean", "p50", "p99"}
+    assert d["read"]["iops"] > 0 and d["write"]["iops"] == 0
+    assert d["read"]["latency_s"]["p99"] > d["read"]["latency_s"]["mean"]
+    assert d["limit"] and d["scenario"]["pool"]["layout"] == "4x mirror 2"
+    assert a.read == b.read  # seeded latency sampling
+    json.dumps(d, allow_nan=False)
+
+
+def test_buffered_write_percentiles_are_null_not_invented():
+    sc = _scenario("workload.rw=write", "workload.bs=1M", "pool.recordsize=1M")
+    d = zsim.simulate(sc, engine="analytic").to_dict()
+    assert d["write"]["iops"] > 0
+    assert d["write"]["latency_s"]["p99"] is None
+    assert d["write"]["latency_s"]["mean"] == pytest.approx(8 / d["write"]["iops"])
+
+
+def test_latency_obeys_littles_law_from_submission():
+    # buffered libaio: each job's iodepth I/Os wait in turn (fio measures from submission)
+    sc = zsim.load_scenario(MIRRORS)  # 8 jobs × iodepth 8
+    r = zsim.simulate(sc, engine="analytic")
+    assert r.read.latency_mean == pytest.approx(64 / r.read.iops)
+
+
+# ---- the brief's property: adding a vdev never lowers throughput
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    kind=st.sampled_from(["mirror 2", "raidz1 4", "raidz2 6", "stripe 1"]),
+    vdevs=st.integers(1, 5),
+    rw=st.sampled_from(["randread", "write", "randwrite"]),
+    numjobs=st.sampled_from([1, 4, 16]),
+)
+def test_adding_a_vdev_never_lowers_throughput(kind, vdevs, rw, numjobs):
+    def rate(n: int) -> float:
+        layout = f"{n}x {kind}" if kind != "stripe 1" else f"stripe {n}"
+        sc = _scenario(
+            f"pool.layout={layout}", f"workload.rw={rw}", f"workload.numjobs={numjobs}",
+            "workload.size=64GiB",
+        )  # fmt: skip
+        r = zsim.simulate(sc, engine="analytic")
+        return r.read.bytes_per_s + r.write.bytes_per_s
+
+    smaller, larger = rate(vdevs), rate(vdevs + 1)
+    assert math.isfinite(larger)
+    # 2 %: the device tables are measured (200-300 completions per queue depth), and a
+    # pool with one more vdev puts its files on another region of each disk
+    assert larger >= 0.98 * smaller, (smaller, larger)
+
+
+# ---- sweeps: engine "auto"
+
+
+def test_auto_sweep_points_use_the_analytic_engine_where_valid_and_the_des_elsewhere():
+    from zsim.sweep.point import SweepPoint, evaluate_point, scenario_input
+
+    inside = scenario_input(_scenario())
+    outside = scenario_input(_scenario("workload.rw=read", "workload.size=1GiB"))
+    rows = [
+        evaluate_point(SweepPoint(i, sc, "auto", 7, {"n": i}, max_wall_seconds=1.0))
+        for i, sc in enumerate((inside, outside))
+    ]
+    assert [r["engine"] for r in rows] == ["analytic", "des"]
+    assert all(r["error"] is None and r["read_iops"] > 0 for r in rows)

@@ -1,0 +1,237 @@
+"""The analytic engine against the discrete-event engine on scenarios hypothesis draws.
+
+``tests/agreement_space.py`` draws layouts (stripes, mirrors of 2/3, raidz1-3 at widths 3-12
+in 1-3 vdevs, dRAID), disks (two HDDs, an NVMe and a SATA SSD), record and block sizes (4K …
+1M), fio shapes (randread / randwrite / write, 1-16 jobs, iodepth 1-8, O_DIRECT), file and
+memory sizes. For every draw:
+
+* if the analytic engine declines (outside its validity range) the draw is counted, not
+  compared — declining is the honest answer there;
+* else the DES runs (seed 1, 5 % CI target, a wall-time cap); a DES run that does not reach
+  its CI target in time is *inconclusive* and not compared (the reference is not precise
+  enough to judge against);
+* else the analytic bandwidth/IOPS must be within 15 % of the DES's, the analytic p99 latency
+  within 30 % (where it gives one: not for buffered writes), and the `limit` the same *kind*
+  of resource: a disk (or the txg throttle waiting on the disks), the bus (link, expander,
+  HBA), the host (CPU, memory) or the clients. A borderline case — where the other engine
+  also has the named resource ≥ 70 % busy — counts as agreeing.
+
+``test_print_the_agreement_table`` prints the whole table and a summary (drawn, declined by
+reason, inconclusive, compared, median and worst errors). ``test_every_compared_draw_agrees``
+is the issue's goal — every compared draw within the tolerances — and is an xfail that says
+what still disagrees; ``test_analytic_rates_track_the_des`` guards what holds today.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import statistics
+from collections import Counter
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from tests.agreement_space import scenarios
+
+pytestmark = pytest.mark.slow
+
+DRAWS = int(os.environ.get("ZSIM_AGREEMENT_DRAWS", "200"))
+BATCH = 20  # draws evaluated at once, two DES runs in parallel
+MIN_COMPARED = DRAWS * 2 // 5  # 80 of 200
+DES_WALL = 8.0
+DES_CI = 0.05
+RATE_TOL = 0.15
+P99_TOL = 0.30
+
+
+def _kind(limit: str) -> str:
+    if limit.startswith("disk:") or limit == "txg":
+        return "pool"
+    if limit.startswith("link:") or limit in ("hba", "expander"):
+        return "bus"
+    if limit in ("cpu", "memory"):
+        return "host"
+    return limit
+
+
+def _busy(util: dict[str, float], kind: str) -> float:
+    if kind == "client":
+        return 0.0
+    values = [v for k, v in util.items() if _kind(k) == kind]
+    return max(values, default=0.0)
+
+
+def compare(draw: dict[str, Any]) -> dict[str, Any]:
+    """Run both engines on one draw (in a worker process); a flat record."""
+    import zsim
+    from zsim.analytic.engine import OutOfRange
+    from zsim.scenario import scenario_from_dict
+
+    sc = scenario_from_dict(draw, source="agreement draw")
+    w = draw["workload"]
+    label = (
+        f"{draw['hardware']['disk'][:14]} {draw['pool']['layout']} "
+        f"rs={draw['pool']['recordsize'] >> 10}K {w['rw']}{w.get('rwmixread', '')} "
+        f"bs={w['bs'] >> 10}K "
+        f"j={w['numjobs']} qd={w['iodepth']}{' direct' if w['direct'] else ''} "
+        f"{w['size']} ram={draw['hardware']['ram']}"
+    )
+    try:
+        a = zsim.simulate(sc, engine="analytic")
+    except OutOfRange as err:
+        return {"label": label, "status": "declined", "reason": str(err).split(": ", 1)[-1]}
+    d = zsim.simulate(sc, engine="des", seed=1, target_ci=DES_CI, max_wall_seconds=DES_WALL)
+    # randrw: both directions' IOPS are fixed shares of the calls; compare reads (which
+    # carry the latency distribution) and the total rate
+    direction = "write" if w["rw"] in ("write", "randwrite") else "read"
+    ad, dd = getattr(a, direction), getattr(d, direction)
+    a_total, d_total = a.read.iops + a.write.iops, d.read.iops + d.write.iops
+    record = {
+        "label": label,
+        "analytic_iops": a_total,
+        "des_iops": d_total,
+        "analytic_p99": ad.latency_p99,
+        "des_p99": dd.latency_p99,
+        "analytic_limit": a.limit,
+        "des_limit": d.limit,
+        "analytic_util": a.utilization,
+        "des_util": d.utilization,
+        "ci_rel": d.ci_rel,
+        "analytic_ms": a.wall_seconds * 1e3,
+    }
+    if d.ci_rel is None or d.ci_rel > DES_CI or d_total <= 0:
+        record["status"] = "inconclusive"
+        return record
+    record["status"] = "compared"
+    record["rate_err"] = a_total / d_total - 1.0
+    record["p99_err"] = (
+        ad.latency_p99 / dd.latency_p99 - 1.0 if ad.latency_p99 and dd.latency_p99 else None
+    )
+    ak, dk = _kind(a.limit), _kind(d.limit)
+    record["limit_agrees"] = (
+        ak == dk or _busy(a.utilization, dk) >= 0.7 or _busy(d.utilization, ak) >= 0.7
+    )
+    return record
+
+
+def _key(draw: dict[str, Any]) -> str:
+    return json.dumps(draw, sort_keys=True)
+
+
+def _failures(r: dict[str, Any]) -> list[str]:
+    out = []
+    if abs(r["rate_err"]) > RATE_TOL:
+        out.append(f"rate {r['rate_err']:+.0%}")
+    if r["p99_err"] is not None and abs(r["p99_err"]) > P99_TOL:
+        out.append(f"p99 {r['p99_err']:+.0%}")
+    if not r["limit_agrees"]:
+        out.append(f"limit {r['analytic_limit']} vs {r['des_limit']}")
+    return out
+
+
+def _line(r: dict[str, Any]) -> str:
+    if r["status"] == "declined":
+        return f"  declined      {r['label']}: {r['reason']}"
+    if r["status"] == "inconclusive":
+        ci = "none" if r["ci_rel"] is None else f"{r['ci_rel']:.3f}"
+        return f"  inconclusive  {r['label']} (DES CI {ci})"
+    p99 = "   n/a" if r["p99_err"] is None else f"{r['p99_err']:+6.0%}"
+    bad = _failures(r)
+    return (
+        f"  {'FAIL' if bad else 'ok':12s}  rate {r['rate_err']:+6.0%}  p99 {p99}  "
+        f"{r['analytic_limit']:>12s} / {r['des_limit']:<12s} {r['label']}"
+    )
+
+
+@functools.cache
+def _records() -> tuple[dict[str, Any], ...]:
+    """Run the draws once for both tests below (about 8 minutes on 2 cores)."""
+    records: list[dict[str, Any]] = []
+    seen: set[str] = set()
+
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        # hypothesis repeats and shrinks towards simple draws: keep each distinct scenario
+        # once, until DRAWS distinct ones have run
+        @settings(
+            max_examples=4 * DRAWS // BATCH,
+            phases=[Phase.generate],
+            derandomize=True,  # the same 200 draws here and in CI
+            deadline=None,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        )
+        @given(st.lists(scenarios(), min_size=BATCH, max_size=BATCH, unique_by=_key))
+        def batch(draws: list[dict[str, Any]]) -> None:
+            fresh = [d for d in draws if _key(d) not in seen][: DRAWS - len(records)]
+            seen.update(_key(d) for d in fresh)
+            records.extend(pool.map(compare, fresh))
+
+        batch()
+    return tuple(records)
+
+
+def _summary(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    compared = [r for r in records if r["status"] == "compared"]
+    errors = [abs(r["rate_err"]) for r in compared]
+    p99s = [abs(r["p99_err"]) for r in compared if r["p99_err"] is not None]
+    return {
+        "compared": compared,
+        "declined": Counter(r["reason"] for r in records if r["status"] == "declined"),
+        "inconclusive": sum(r["status"] == "inconclusive" for r in records),
+        "failing": [r for r in compared if _failures(r)],
+        "rate_errors": errors,
+        "p99_errors": p99s,
+        "rate_within": sum(e <= RATE_TOL for e in errors),
+    }
+
+
+def test_print_the_agreement_table():
+    records = _records()
+    s = _summary(records)
+    lines = [_line(r) for r in records]
+    lines.append(
+        f"drawn {len(records)}, declined {sum(s['declined'].values())}, inconclusive DES "
+        f"{s['inconclusive']}, compared {len(s['compared'])}, rate within 15 %: "
+        f"{s['rate_within']}, disagreeing on rate, p99 or limit: {len(s['failing'])}"
+    )
+    if s["rate_errors"]:
+        lines.append(
+            f"|rate error| median {statistics.median(s['rate_errors']):.1%}, worst "
+            f"{max(s['rate_errors']):.1%}; |p99 error| median "
+            f"{statistics.median(s['p99_errors']) if s['p99_errors'] else 0:.1%}, worst "
+            f"{max(s['p99_errors'], default=0):.1%} over {len(s['p99_errors'])}"
+        )
+    for reason, n in s["declined"].most_common():
+        lines.append(f"declined {n}: {reason}")
+    print("\n" + "\n".join(lines))
+    assert len(records) == DRAWS, len(records)
+
+
+def test_analytic_rates_track_the_des():
+    """A regression guard on what holds today (issue 5's 15 %-for-every-draw goal is the
+    xfail below): enough draws compared, the median rate error small, most within 15 %."""
+    s = _summary(_records())
+    compared = len(s["compared"])
+    assert compared >= MIN_COMPARED, (compared, s["inconclusive"], dict(s["declined"]))
+    assert statistics.median(s["rate_errors"]) <= 0.06
+    assert s["rate_within"] >= 0.75 * compared, (s["rate_within"], compared)
+
+
+@pytest.mark.xfail(
+    reason="issue 5 goal not met yet: of 200 draws 105 were compared and 15 rates are off by "
+    "15-67 % — buffered random writes of large calls into small records (the txg's share of "
+    "indirect-block rewrites depends on the txg size, estimated here as 60 % of the dirty "
+    "cap), randrw, wide raidz small-record reads under many jobs — and 8 read p99s are "
+    "28-40 % low (a job's queued calls are sampled as independent; in the DES they are "
+    "correlated); raidz reads name 'client' where the DES's disks are ≥ 85 % busy",
+    strict=False,
+)
+def test_every_compared_draw_agrees_with_the_des():
+    s = _summary(_records())
+    assert not s["failing"], "\n".join(_line(r) for r in s["failing"])

@@ -1,0 +1,329 @@
+"""Device service tables for the analytic engine, measured on the discrete-event engine's own
+device model.
+
+The analytic engine does not carry a second copy of the disk physics. For each device it needs
+the I/O rate with ``k`` requests outstanding (``k`` = 1 … a queue limit), for one request size,
+direction and access pattern over one region of the device. It gets that by running the DES's
+:class:`zsim.des.hardware.Device` (the HDD mechanics of :mod:`zsim.hardware.hdd` with SATF
+over the NCQ queue, or the flash model of :mod:`zsim.hardware.flash`) in a closed loop with
+``k`` requests outstanding, on its own small SimPy environment, for a fixed number of
+completions. Results are cached per (profile, size, direction, pattern, region), so a sweep
+over many layouts of the same disk pays for each table once.
+
+A region's start is quantized to 1/64 of the device (:data:`REGION_STEP`) and its width to a
+quarter-octave grid, so nearby layouts share a table while a small working set keeps its short
+seeks.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import simpy
+
+from zsim.des.hardware import Device, DevIO
+from zsim.des.hardware import Path as BusPath
+from zsim.files import atomic_write_text
+from zsim.hardware import flash, hdd
+from zsim.hardware.catalog import Profile
+
+REGION_STEP = 1 / 64
+#: completions measured per queue depth (after :data:`WARMUP` discarded)
+COMPLETIONS = 300
+WARMUP = 40
+#: cap on the completions spent filling an HDD's write cache before measuring (small random
+#: writes through a 256 MiB cache would need 10⁵; the analytic engine issues them rarely)
+MAX_WARMUP = 20000
+
+
+#: queue depths measured; others are interpolated linearly (the rate is smooth in k)
+DEPTHS = (1, 2, 3, 4, 6, 8, 10, 12, 16, 24, 32, 48, 64)
+
+
+@dataclass(frozen=True)
+class DeviceTable:
+    """A device's closed-loop behaviour for one request shape.
+
+    ``depths``/``rate``: requests/s with that many outstanding; ``service``: per-request
+    response times at one outstanding, s (their spread gives fork-join estimates);
+    ``responses``: the sorted response times at each depth, s (for percentiles).
+    """
+
+    nbytes: int
+    is_write: bool
+    sequential: bool
+    depths: tuple[int, ...]
+    rate: tuple[float, ...]
+    service: tuple[float, ...]
+    responses: tuple[tuple[float, ...], ...] = ()
+
+    def quantile(self, k: float, q: float, fork: int = 1) -> float:
+        """The ``q`` quantile of a request's response at ``k`` outstanding, s; with
+        ``fork`` > 1 of the slowest of that many independent requests (a raidz read's
+        columns): F_max⁻¹(q) = F⁻¹(q^(1/fork)). Interpolated between measured depths."""
+        q = min(1.0, max(0.0, q)) ** (1.0 / max(1, fork))
+        values = [float(np.quantile(r, q)) for r in self.responses]
+        return float(np.interp(max(1.0, k), self.depths, values))
+
+    def at(self, k: float) -> float:
+        """Requests/s with ``k`` outstanding (interpolated; the last entry beyond the table)."""
+        if k <= 0:
+            return 0.0
+        return float(np.interp(k, self.depths, self.rate))
+
+    def sample(self, k: float, rng: np.random.Generator, n: int, fork: int = 1) -> np.ndarray:
+        """``n`` response times at the measured depth nearest ``k`` (the slowest of ``fork``
+        independent ones each), s."""
+        i = int(np.argmin([abs(d - k) for d in self.depths]))
+        pool = self._arrays[i]
+        picks = rng.integers(0, len(pool), size=(max(1, fork), n))
+        return pool[picks].max(axis=0)
+
+    @functools.cached_property
+    def _arrays(self) -> list[np.ndarray]:
+        return [np.asarray(r) for r in self.responses]
+
+    @functools.cached_property
+    def mean_service(self) -> float:
+        return float(np.mean(self.service))
+
+    def expected_max(self, n: int) -> float:
+        """E[max of ``n`` independent QD1 response times], s (fork-join of ``n`` leaves)."""
+        s = np.sort(np.asarray(self.service))
+        if n <= 1:
+            return float(s.mean())
+        m = len(s)
+        # the empirical CDF's max-of-n: P(max ≤ s_i) = (i/m)^n
+        cdf = (np.arange(1, m + 1) / m) ** n
+        pmf = np.diff(np.concatenate(([0.0], cdf)))
+        return float((pmf * s).sum())
+
+
+def _quantize(fraction: float) -> float:
+    return min(1.0, max(0.0, round(fraction / REGION_STEP) * REGION_STEP))
+
+
+def _quantize_width(width: float) -> float:
+    """A region's width on a quarter-octave grid (≤ 19 % apart), at least 1/8192 of the
+    device: seek distances scale with it, so small working sets keep their short seeks."""
+    width = min(1.0, max(width, 1 / 8192))
+    return min(1.0, 2.0 ** (round(4 * math.log2(width)) / 4))
+
+
+def device_table(
+    profile: Profile,
+    nbytes: int,
+    is_write: bool,
+    sequential: bool,
+    lo: float,
+    hi: float,
+    kmax: int,
+    streams: int = 1,
+) -> DeviceTable:
+    """The table for requests of ``nbytes`` over [``lo``, ``hi``) of the device (fractions of
+    its capacity), ``k`` = 1 … ``kmax`` outstanding. ``sequential`` with ``streams`` > 1:
+    that many sequential streams, each in its own slice of the region, served round-robin
+    (several fio jobs reading their files through one disk). Cached."""
+    width = _quantize_width(hi - lo)
+    lo_q = min(_quantize(lo), 1.0 - width)
+    hi_q = lo_q + width
+    key = (
+        _profile_key(profile),
+        int(nbytes),
+        bool(is_write),
+        bool(sequential),
+        lo_q,
+        hi_q,
+        int(kmax),
+        max(1, int(streams)) if sequential else 1,
+    )
+    table = _CACHE.get(key)
+    if table is None:
+        table = _load(key)
+        if table is None:
+            table = _table(profile, *key[1:])
+            _store(key, table)
+        _CACHE[key] = table
+    return table
+
+
+# ---- the on-disk cache: tables are deterministic (seeded) functions of the profile, the
+# request shape and the device model's code, so processes (sweep workers, Dask workers, the
+# app) share them through files named by a hash of all three.
+_MODEL_FILES = ("hardware/hdd.py", "hardware/flash.py", "des/hardware.py", "analytic/devices.py")
+
+
+@functools.cache
+def _model_revision() -> str:
+    root = Path(__file__).resolve().parents[1]
+    h = hashlib.sha256()
+    for rel in _MODEL_FILES:
+        h.update((root / rel).read_bytes())
+    return h.hexdigest()[:16]
+
+
+def cache_dir() -> Path | None:
+    """Where tables are kept: ``$ZSIM_CACHE_DIR``, else ``~/.cache/zsim/device-tables``;
+    ``ZSIM_CACHE_DIR=off`` (or an unwritable home) keeps them in memory only."""
+    env = os.environ.get("ZSIM_CACHE_DIR")
+    if env == "off":
+        return None
+    base = Path(env) if env else Path.home() / ".cache" / "zsim" / "device-tables"
+    return base
+
+
+def _path(key: tuple) -> Path | None:
+    base = cache_dir()
+    if base is None:
+        return None
+    digest = hashlib.sha256(json.dumps([_model_revision(), *key]).encode()).hexdigest()[:24]
+    return base / f"{digest}.json"
+
+
+def _load(key: tuple) -> DeviceTable | None:
+    path = _path(key)
+    if path is None or not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text())
+        return DeviceTable(
+            nbytes=data["nbytes"],
+            is_write=data["is_write"],
+            sequential=data["sequential"],
+            depths=tuple(data["depths"]),
+            rate=tuple(data["rate"]),
+            service=tuple(data["service"]),
+            responses=tuple(tuple(r) for r in data["responses"]),
+        )
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # a damaged entry is recomputed
+
+
+def _store(key: tuple, table: DeviceTable) -> None:
+    path = _path(key)
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, json.dumps(dataclasses.asdict(table)))
+    except OSError:
+        pass  # a read-only home: the in-memory cache still works
+
+
+_CACHE: dict[tuple, DeviceTable] = {}
+
+
+_KEYS: dict[int, tuple[Profile, str]] = {}
+
+
+def _profile_key(profile: Profile) -> str:
+    """The profile's identity for the cache: its full contents (inline and fitted profiles
+    may share a name). Memoised per object; the object is kept so its id stays unique."""
+    held = _KEYS.get(id(profile))
+    if held is not None and held[0] is profile:
+        return held[1]
+    key = json.dumps(profile.to_dict(), sort_keys=True, default=str)
+    _KEYS[id(profile)] = (profile, key)
+    return key
+
+
+def _table(
+    profile: Profile,
+    nbytes: int,
+    is_write: bool,
+    sequential: bool,
+    lo: float,
+    hi: float,
+    kmax: int,
+    streams: int = 1,
+) -> DeviceTable:
+    depths = (*(d for d in DEPTHS if d < kmax), kmax)
+    if is_write and profile.kind == "hdd":
+        # writes through the drive's cache barely depend on the queue depth: two points
+        depths = (1, kmax) if kmax > 1 else (1,)
+    rates = []
+    service: tuple[float, ...] = ()
+    responses = []
+    for k in depths:
+        rate, times = _closed_loop(profile, nbytes, is_write, sequential, lo, hi, k, streams)
+        rates.append(rate)
+        responses.append(tuple(sorted(times)))
+        if k == 1:
+            service = times
+    # a device cannot get slower with more requests to choose from: keep the table monotone
+    for i in range(1, len(rates)):
+        rates[i] = max(rates[i], rates[i - 1])
+    return DeviceTable(
+        nbytes, is_write, sequential, depths, tuple(rates), service, tuple(responses)
+    )
+
+
+def _closed_loop(
+    profile: Profile,
+    nbytes: int,
+    is_write: bool,
+    sequential: bool,
+    lo: float,
+    hi: float,
+    k: int,
+    streams: int = 1,
+) -> tuple[float, tuple[float, ...]]:
+    rotating = profile.kind == "hdd"
+    model = hdd.hdd_params(profile) if rotating else flash.flash_params(profile)
+    env = simpy.Environment()
+    dev = Device(env, "bench", model, rotating, BusPath([]))
+    size = profile.size_bytes
+    sector = 4096
+    start = int(size * lo) // sector * sector
+    span = max(nbytes, int(size * (hi - lo)) // sector * sector - nbytes)
+    rng = np.random.default_rng(12345 + k)
+    warmup, completions = WARMUP, COMPLETIONS
+    if is_write and rotating and model.write_cache:
+        # past the drive's write cache: it fills at the interface rate less the destage
+        # rate (full after ~1.5-3 × its size), then alternates between absorbing and
+        # destaging with a period of about its size, so measure over several periods
+        cached = model.cache_bytes / nbytes
+        warmup = min(MAX_WARMUP, max(WARMUP, math.ceil(3 * cached)))
+        completions = min(MAX_WARMUP, max(COMPLETIONS, math.ceil(8 * cached)))
+    slice_bytes = max(nbytes, span // streams) // sector * sector
+    cursors = [start + i * slice_bytes for i in range(streams)]
+    turn = [0]
+    done_times: list[float] = []
+    responses: list[float] = []
+
+    def offset() -> int:
+        if sequential:
+            i = turn[0] % streams
+            turn[0] += 1
+            at = cursors[i]
+            base = start + i * slice_bytes
+            cursors[i] = at + nbytes if at + 2 * nbytes <= base + slice_bytes else base
+            return at
+        return start + int(rng.integers(0, max(1, span // sector))) * sector
+
+    def submit() -> None:
+        issued = env.now
+
+        def finished() -> None:
+            done_times.append(env.now)
+            responses.append(env.now - issued)
+            if len(done_times) < completions + warmup:
+                submit()
+
+        dev.submit(DevIO(offset(), nbytes, is_write, finished))
+
+    for _ in range(k):
+        submit()
+    env.run()
+    times = done_times[warmup:]
+    elapsed = times[-1] - done_times[warmup - 1]
+    rate = len(times) / elapsed if elapsed > 0 else math.inf
+    return rate, tuple(responses[warmup:])

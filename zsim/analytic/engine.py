@@ -1,0 +1,741 @@
+"""The analytic engine: the discrete-event engine's scenario, layout maps, device models and
+CPU costs, solved with queueing formulas instead of events (milliseconds, not seconds).
+
+What it computes, per fio call (``DESIGN.md`` §1, issue 5):
+
+* **Service demands** from the same maps the DES uses: a record's leaf I/Os come from
+  :class:`zsim.des.vdev.TopVdev.leaf_ios` (the raidz/dRAID column map of capacity), record
+  sizes from :func:`zsim.zfs.compression.compressed_psize` and
+  :func:`zsim.layout.alloc.psize_to_asize`, CPU seconds from :mod:`zsim.des.costs` and
+  memory traffic from :mod:`zsim.des.memory`, the ARC's hit probability from
+  :mod:`zsim.zfs.arc` exactly as the DES draws it.
+* **Device rates** from :mod:`zsim.analytic.devices`: the DES's own device model run in a
+  closed loop at each queue depth.
+* **Reads**: an exact closed queueing network (:mod:`zsim.analytic.queueing`) of the CPU and
+  the vdevs, with ``numjobs`` (× ``iodepth`` under honoured O_DIRECT) customers; a raidz read
+  that touches several leaves waits for the slowest (fork-join: the expected maximum of the
+  leaves' response times); mirrors spread reads over their children.
+* **Writes**: the txg pipeline's bottleneck bound: what the clients can dirty (their calls'
+  CPU, read-modify-write reads), what the vdevs can write per second (sequential aggregated
+  leaf writes at ``zfs_vdev_async_write_max_active``), what the cores can checksum, compress
+  and parity per second, and what the memory bus, the HBA and the links can carry.
+
+Validity range: where a class of scenarios has no form here, :func:`simulate_analytic` raises
+:class:`zsim.errors.ZsimError` saying so ("outside the analytic engine's validity range") —
+it never answers a case it cannot model. See :func:`validity` and ``docs/analytic.md``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import simpy
+
+from zsim.analytic import devices
+from zsim.analytic.queueing import Station, solve
+from zsim.capacity import capacity
+from zsim.des import memory
+from zsim.des.costs import cpu_costs
+from zsim.des.engine import _bus, zio_taskq_threads
+from zsim.des.vdev import CLASS_LIMITS, SYNC_READ, TopVdev
+from zsim.errors import ZsimError
+from zsim.hardware.catalog import Profile
+from zsim.layout.alloc import psize_to_asize
+from zsim.layout.tree import ZfsLayout
+from zsim.result import DirectionStats, SimResult
+from zsim.zfs.arc import arc_data_bytes
+from zsim.zfs.compression import compressed_psize
+from zsim.zfs.indirect import BPS_PER_INDIRECT, INDIRECT_BYTES, indirect_block, indirect_levels
+from zsim.zfs.txg import txg_tunables
+from zsim.zfs.version import parse_zfs_version
+
+KiB, MiB = 1024, 1024 * 1024
+
+#: vdev_queue's sync-read ceiling per leaf (zfs_vdev_sync_read_max_active)
+SYNC_READ_MAX = CLASS_LIMITS[SYNC_READ][1]
+#: zfs_vdev_async_write_max_active: leaves run at it once the write path is the bottleneck
+ASYNC_WRITE_MAX = CLASS_LIMITS[3][1]
+
+
+#: random writes over files this many times zfs_dirty_data_max rarely hit a record still
+#: dirty in the open txg (at most ~1/this of calls do), so each call writes its records
+COALESCE_FREE_MULTIPLE = 20
+
+
+class OutOfRange(ZsimError):
+    """The scenario is outside the analytic engine's validity range."""
+
+
+def validity(sc: Any) -> str | None:
+    """Why the analytic engine cannot answer ``sc``, or ``None`` when it can."""
+    layout = sc.layout_tree()
+    pool, w = sc.pool, sc.workload
+    if not isinstance(layout, ZfsLayout):
+        return f"{pool.layout!r} is not a ZFS pool (md RAID, btrfs, zpool-on and raw are DES-only)"
+    if any(layout.of_class(c) for c in ("log", "special", "dedup", "cache")):
+        return "support vdevs (log, special, dedup, cache) are modelled by the DES only"
+    if pool.failed:
+        return "degraded pools (pool.failed) are modelled by the DES only"
+    if w.tool != "fio":
+        return f"workload tool {w.tool!r}: the analytic engine models fio jobs"
+    if w.rw not in ("randread", "write", "randwrite", "randrw"):
+        return (
+            f"fio rw={w.rw!r}: sequential reads (zfetch's prefetch against the vdev queue's "
+            f"LBA-ordered aggregation of several streams) and sequential mixed jobs are "
+            f"modelled by the DES only"
+        )
+    if any(v.kind == "draid" for v in layout.data_vdevs):
+        return (
+            "dRAID (its redundancy groups rotating over the children) is modelled by the DES only"
+        )
+    if _direct(sc) and w.rw != "randread":
+        return "O_DIRECT writes (issued from the caller, verified) are modelled by the DES only"
+    if _direct(sc) and w.bs > pool.recordsize:
+        return "O_DIRECT reads of several records per call are modelled by the DES only"
+    if w.rw == "randrw" and any(v.kind in ("raidz", "draid") for v in layout.data_vdevs):
+        return (
+            "randrw on raidz/dRAID: reads that wait on every data column while the txg's "
+            "parity writes share the disks are modelled by the DES only"
+        )
+    if w.sync or w.fsync or pool.sync == "always":
+        return "sync writes (O_SYNC, fsync, sync=always) and the ZIL are modelled by the DES only"
+    if pool.dedup == "on":
+        return "dedup is modelled by the DES only"
+    rs = pool.recordsize
+    if w.bs % rs and rs % w.bs:
+        return f"bs {w.bs} B neither divides nor is a multiple of recordsize {rs} B"
+    if w.rw != "randread" and w.bs % rs:
+        return (
+            f"bs {w.bs} B below recordsize {rs} B: partial-record writes (read-modify-write, "
+            f"sparse files filling up) are modelled by the DES only"
+        )
+    if w.rw in ("randwrite", "randrw"):
+        dirty_max = txg_tunables(sc.hardware.ram, parse_zfs_version(sc.hardware.zfs_version))
+        files = w.numjobs * w.size
+        if files < COALESCE_FREE_MULTIPLE * dirty_max.dirty_max:
+            return (
+                f"random writes over {files} B of files, under {COALESCE_FREE_MULTIPLE} × "
+                f"zfs_dirty_data_max: rewrites of a record still dirty in the open txg "
+                f"coalesce, which the DES models and this engine does not"
+            )
+    if w.rw == "randread" and w.bs > rs and not _direct(sc):
+        return "buffered reads of several records per call are modelled by the DES only"
+    return None
+
+
+def _direct(sc: Any) -> bool:
+    w, pool = sc.workload, sc.pool
+    version = parse_zfs_version(sc.hardware.zfs_version)
+    return (
+        (w.tool == "fio" and w.direct and pool.direct != "disabled") or pool.direct == "always"
+    ) and version.at_least(2, 3)
+
+
+@dataclass
+class _Vdev:
+    """One data vdev as the analytic engine sees it."""
+
+    top: TopVdev
+    space: int
+    asize: int
+    weight: float
+    lo: float = 0.0  # region of its leaves the working files occupy (fractions)
+    hi: float = 1.0
+
+
+def simulate_analytic(sc: Any, seed: int = 1) -> SimResult:
+    """Predict the scenario's fio job with the analytic engine (see the module docstring)."""
+    start = time.perf_counter()
+    reason = validity(sc)
+    if reason is not None:
+        raise OutOfRange(
+            f"outside the analytic engine's validity range: {reason}; use --engine des"
+        )
+    model = _Model(sc)
+    model.seed = seed
+    read, write, limit, util, details = model.solve()
+    return SimResult(
+        engine="analytic",
+        read=read,
+        write=write,
+        limit=limit,
+        utilization=util,
+        seed=seed,
+        scenario=sc.to_dict(),
+        wall_seconds=time.perf_counter() - start,
+        details=details,
+    )
+
+
+class _Model:
+    def __init__(self, sc: Any):
+        self.sc = sc
+        hw, pool, w = sc.hardware, sc.pool, sc.workload
+        self.version = parse_zfs_version(hw.zfs_version)
+        self.disk: Profile = hw.disk
+        self.rotating = self.disk.kind == "hdd"
+        layout = sc.layout_tree()
+        self.rs, self.bs = pool.recordsize, w.bs
+        ratio = pool.compress_ratio if pool.compression != "off" else 1.0
+        self.psize = compressed_psize(self.rs, ratio, pool.ashift)
+        cap = capacity(
+            layout,
+            self.disk.size_bytes,
+            ashift=pool.ashift,
+            zfs_version=self.version,
+            partitioning=pool.partitioning,
+            logical_sector=self.disk.logical_sector_bytes,
+        )
+        data_caps = [v for v in cap.vdevs if v.vclass == "normal"]
+        vdevs = []
+        for vdev, vcap in zip(layout.data_vdevs, data_caps, strict=True):
+            top = TopVdev(vdev, [None] * len(vdev.devices), pool.ashift, vcap.metaslab_bytes,
+                          self.rotating)  # type: ignore[list-item]  # fmt: skip
+            asize = psize_to_asize(vdev, self.psize, pool.ashift)
+            vdevs.append(_Vdev(top, vcap.metaslab_bytes, asize, 0.0))
+        total_space = sum(v.space for v in vdevs)
+        for v in vdevs:
+            v.weight = v.space / total_space
+        self.vdevs = vdevs
+        self.direct = _direct(sc)
+        slots = 1 if w.ioengine in ("psync", "sync") else w.iodepth
+        self.slots = slots
+        self.njobs = w.numjobs
+        self.clients = self.njobs * (slots if self.direct else 1)
+        self.file_records = max(1, -(-w.size // self.rs))
+        self.total_records = self.njobs * self.file_records
+        self.costs = cpu_costs(
+            hw.cpu_ghz,
+            pool.checksum,
+            max(v.parity for v in layout.data_vdevs),
+            pool.compression,
+            "zero",
+            compress_ratio=pool.compress_ratio,
+            dedup=False,
+            atime=pool.atime == "on",
+        )
+        self.cores = hw.cpu_cores
+        self.taskq = zio_taskq_threads(hw.cpu_cores)
+        self.mem_bw = hw.memory_bandwidth or memory.DEFAULT_MEMORY_BANDWIDTH
+        arc_records = arc_data_bytes(hw.ram, self.version, ratio) // self.rs
+        cached = pool.primarycache == "all" and not self.direct
+        self.hit = min(1.0, arc_records / self.total_records) if cached else 0.0
+        self.read_fraction = {"randread": 1.0, "write": 0.0, "randwrite": 0.0}.get(
+            w.rw, w.rwmixread / 100
+        )
+        self.random = w.rw.startswith("rand")
+        self._place_files(pool)
+        names = [d for v in layout.data_vdevs for d in v.devices]
+        self.paths = _bus(simpy.Environment(), sc, names, self.disk)
+
+    # ---- where the files sit (as ZfsModel.place_files: just below the fill line)
+    def _place_files(self, pool: Any) -> None:
+        fill = pool.fill
+        if pool.allocated is not None:
+            fill = pool.allocated / sum(v.space for v in self.vdevs)
+        fill = min(0.95, max(0.0, fill))
+        for v in self.vdevs:
+            share = self.total_records * v.weight * v.asize
+            start = max(0.0, v.space * fill - share)
+            v.lo = start / v.space
+            v.hi = min(1.0, (start + max(share, 1)) / v.space)
+
+    # ---- the bus: links, expander, HBA (the DES's own stages, rates only)
+    def _bus_bound(self, leaf_load: dict[str, tuple[float, float]]) -> tuple[float, str]:
+        """Calls/s the bus stages allow, and the busiest stage's name. ``leaf_load``: per
+        device, (bytes, I/Os) per call."""
+        stages: dict[int, Any] = {}
+        load: dict[int, list[float]] = {}
+        for name, path in self.paths.items():
+            nbytes, ios = leaf_load.get(name, (0.0, 0.0))
+            for stage in path.stages:
+                stages[id(stage)] = stage
+                acc = load.setdefault(id(stage), [0.0, 0.0])
+                acc[0] += nbytes
+                acc[1] += ios
+        best, name = math.inf, ""
+        for key, (nbytes, ios) in load.items():
+            st = stages[key]
+            seconds = nbytes / st.rate + ios * st.per_io
+            if seconds > 0 and 1.0 / seconds < best:
+                best, name = 1.0 / seconds, st.name
+        return best, name
+
+    # ---- reads
+    def _leaf_reads(self, v: _Vdev) -> tuple[int, int]:
+        """(leaves a record read touches, bytes per leaf I/O)."""
+        kind = v.top.vdev.kind
+        sector = 1 << v.top.ashift
+        if kind in ("disk", "mirror"):
+            return 1, -(-self.psize // sector) * sector
+        ios = v.top.leaf_ios(0, self.psize, False)
+        per_leaf = max(io[2] for io in ios)
+        return len(ios), per_leaf
+
+    def _vdev_read_stations(
+        self, v: _Vdev, visits: float, free: float = 1.0
+    ) -> list[tuple[tuple, Station]]:
+        """The vdev's stations for record reads (``visits`` records per call), each with a
+        signature: stations of equal signature are identical and get merged. ``free``: the
+        share of the leaves' time writes leave to reads."""
+        kind = v.top.vdev.kind
+        width = len(v.top.vdev.devices)
+        touched, nbytes = self._leaf_reads(v)
+        table = devices.device_table(self.disk, nbytes, False, False, v.lo, v.hi, SYNC_READ_MAX)
+        sig = (*self._sig(v, nbytes), round(free, 4))
+
+        def leaf_rate(k: float) -> float:
+            """A leaf's I/O/s at mean occupancy ``k`` (below 1: busy that fraction)."""
+            if k < 1.0:
+                return free * k * table.at(1)
+            return free * table.at(min(k, SYNC_READ_MAX))
+
+        if kind == "disk":
+            return [(sig, Station("leaf", leaf_rate, visits=visits))]
+        if kind == "mirror":
+            # vdev_mirror sends each read to the least-loaded child: balanced children
+            def mirror_rate(k: int) -> float:
+                return width * leaf_rate(k / width)
+
+            return [(sig, Station("mirror", mirror_rate, visits=visits))]
+        leaves = width - v.top.vdev.nspares if kind == "draid" else width
+        if touched == 1:
+            # one leaf per record, the column rotating with the offset: independent leaves
+            station = Station("leaf", leaf_rate, visits=visits / leaves)
+            return [(sig, station)] * leaves
+        straggle = table.expected_max(touched) - table.mean_service
+
+        def fork_join_rate(k: int) -> float:
+            # k records in the vdev keep k·touched/leaves I/Os on each leaf; a record waits
+            # for its slowest column (the expected maximum of the QD1 response times)
+            balanced = leaves * leaf_rate(k * touched / leaves) / touched
+            return k / (k / balanced + straggle)
+
+        return [(sig, Station("raidz", fork_join_rate, visits=visits))]
+
+    def _read(
+        self,
+        share: float = 1.0,
+        write_busy: dict[int, float] | None = None,
+        write_call: float = 0.0,
+        write_sync: float = 0.0,
+    ) -> tuple[float, dict[str, float], float]:
+        """Calls/s and utilisations of a random-read job, or of a mixed job whose calls are
+        reads with probability ``share`` and buffered writes otherwise: those cost
+        ``write_call`` s of client CPU and ``write_sync`` s of taskq CPU each, and their txg
+        writes keep vdev ``i``'s leaves ``write_busy[i]`` of the time busy."""
+        c = self.costs
+        miss = 1.0 - self.hit
+        records = max(1, self.bs // self.rs)
+        write_busy = write_busy or {}
+        call_cpu = c.syscall + (0.0 if self.direct else self.bs * c.copy_per_byte)
+        call_cpu += c.atime_update
+        read_children = self._read_children()
+        record_cpu = c.read_record(self.psize) + read_children * c.leaf_io
+        if not self.direct:
+            record_cpu += self.rs * c.cache_pages_per_byte
+        self._call_cpu = share * call_cpu + (1.0 - share) * write_call
+        # the clients' calls on any core; the read completions (checksum, decompression)
+        # and the txg's write pipeline in ZFS's taskqs, whose threads are 80 % of the cores
+        bg_demand = share * miss * records * record_cpu + (1.0 - share) * write_sync
+        call_demand = self._call_cpu
+        cpu_demand = call_demand + bg_demand
+        cpu = Station("cpu", lambda k: min(k, self.cores) / call_demand)
+        groups: dict[tuple, Station] = {}
+        for i, v in enumerate(self.vdevs):
+            visits = share * miss * records * v.weight
+            if visits <= 0:
+                continue
+            free = max(0.05, 1.0 - write_busy.get(i, 0.0))
+            for sig, st in self._vdev_read_stations(v, visits, free):
+                had = groups.get(sig)
+                if had is None:
+                    groups[sig] = st
+                else:
+                    groups[sig] = Station(
+                        st.name, st.rate, visits=had.visits + st.visits, copies=had.copies + 1
+                    )
+        stations = [cpu]
+        if bg_demand > 0:
+            stations.append(Station("taskq", lambda k: min(k, self.taskq) / bg_demand))
+        for i, st in enumerate(groups.values()):
+            stations.append(Station(f"{st.name}{i}", st.rate, st.visits, st.copies))
+        solution = solve(stations, self.clients)
+        x = solution.throughput
+        leaf_load = {}
+        for v in self.vdevs:
+            touched, nbytes = self._leaf_reads(v)
+            width = len(v.top.vdev.devices)
+            ios = share * miss * records * v.weight * touched / width
+            for name in v.top.vdev.devices:
+                leaf_load[name] = (ios * nbytes, ios)
+        bus, bus_name = self._bus_bound(leaf_load)
+        util = {"cpu": min(1.0, x * cpu_demand / self.cores)}
+        if bus_name:
+            util[bus_name] = min(1.0, x / bus)
+        x = min(x, bus)
+        util["cpu"] = min(1.0, x * cpu_demand / self.cores)
+        # each leaf's mean occupancy, from the stations' populations
+        occupancy: dict[tuple, float] = {}
+        for sig, station in zip(groups, stations[-len(groups) :] if groups else [], strict=True):
+            kind, width = sig[0], sig[1]
+            sig = sig[:-1]
+            pop = solution.population[station.name] / station.copies
+            if kind == "mirror":
+                pop /= width
+            elif kind in ("raidz", "draid") and station.name.startswith("raidz"):
+                pop *= self._leaf_reads_sig(sig) / width
+            occupancy[sig] = pop
+        p99_parts = []
+        for v in self.vdevs:
+            touched, nbytes = self._leaf_reads(v)
+            width = len(v.top.vdev.devices)
+            leaf_ios = x * share * miss * records * v.weight * touched / width
+            table = devices.device_table(self.disk, nbytes, False, False, v.lo, v.hi, SYNC_READ_MAX)
+            k = occupancy.get(self._sig(v, nbytes), 1.0)
+            # an HDD is busy while anything is outstanding (rate at its occupancy); flash is
+            # busy as the DES counts it, by the share of its saturated rate in use
+            capacity = table.at(max(1.0, k)) if self.rotating else table.rate[-1]
+            busy = leaf_ios / capacity + write_busy.get(len(p99_parts), 0.0)
+            busy = min(1.0, busy)
+            for name in v.top.vdev.devices:
+                util[f"disk:{name}"] = busy
+            p99_parts.append((v.weight, table, max(1.0, k), touched))
+        self._p99_parts = p99_parts
+        return x, util, 0.0
+
+    def _sig(self, v: _Vdev, nbytes: int) -> tuple:
+        return (v.top.vdev.kind, len(v.top.vdev.devices), v.top.vdev.parity, v.lo, v.hi, nbytes)
+
+    def _leaf_reads_sig(self, sig: tuple) -> int:
+        for v in self.vdevs:
+            touched, nbytes = self._leaf_reads(v)
+            if self._sig(v, nbytes) == sig:
+                return touched
+        return 1
+
+    def _read_latency(self, x: float, seed: int) -> tuple[float, float, float]:
+        """(mean, p50, p99) of a read's latency, s, as fio reports it: from submission, so a
+        buffered job's ``iodepth`` I/Os wait in turn behind each other's calls (ZFS serves a
+        buffered call in the caller's thread). A call is a hit (its CPU time) or a miss: a
+        device response at the leaf's occupancy, the slowest column's for a raidz read,
+        sampled from the device table and scaled so the mean obeys Little's law."""
+        queued = self.slots if not self.direct else 1
+        concurrency = self.clients * (queued if not self.direct else 1)
+        mean = concurrency / x if x > 0 else 0.0
+        miss = 1.0 - self.hit
+        rng = np.random.default_rng(seed)
+        draws = 4000
+        call_mean = self.clients / x if x > 0 else 0.0
+        total = np.zeros(draws)
+        merged: dict[tuple, list] = {}
+        for weight, table, k, touched in self._p99_parts:  # identical vdevs: one part
+            key = (id(table), round(k, 3), touched)
+            if key in merged:
+                merged[key][0] += weight
+            else:
+                merged[key] = [weight, table, k, touched]
+        parts = list(merged.values())
+        weights = np.array([p[0] for p in parts])
+        which = rng.choice(len(weights), size=(queued, draws), p=weights / weights.sum())
+        for slot in range(queued):
+            t = np.full(draws, self._call_cpu)
+            is_miss = rng.random(draws) < miss
+            for i, (_, table, k, touched) in enumerate(parts):
+                pick = is_miss & (which[slot] == i)
+                n = int(pick.sum())
+                if n:
+                    t[pick] = table.sample(k, rng, n, touched)
+            total += t
+        # scale the sampled shape to the network's mean call time
+        sampled = total.mean() / queued
+        if sampled > 0 and call_mean > 0:
+            total *= call_mean / sampled
+        return mean, float(np.percentile(total, 50)), float(np.percentile(total, 99))
+
+    def _read_children(self) -> int:
+        return max(self._leaf_reads(v)[0] for v in self.vdevs)
+
+    # ---- writes
+    def _write(self, mixed: bool = False) -> tuple[float, dict[str, float], dict[str, float]]:
+        """Calls/s of a buffered write job and each bound's calls/s."""
+        c = self.costs
+        rs, bs = self.rs, self.bs
+        records_per_call = bs / rs if not self.random or bs >= rs else 1.0
+        if bs >= rs:
+            records_per_call = bs / rs
+        call_cpu = c.syscall + (
+            bs * c.direct_verify_per_byte if self.direct else bs * (c.copy_per_byte
+                                                                     + c.cache_pages_per_byte)
+        )  # fmt: skip
+        parity = any(v.top.vdev.kind in ("raidz", "draid") for v in self.vdevs)
+        children = max(len(v.top.leaf_ios(0, self.psize, True)) for v in self.vdevs)
+        record_cpu = c.write_record(rs, self.psize, parity) + children * c.leaf_io
+        meta = self._metadata_per_record()
+        record_cpu += meta["cpu"]
+        bounds: dict[str, float] = {}
+        # the cores: client calls plus the txg sync's per-record work, which runs in the
+        # zio taskqs (80 % of the cores as threads)
+        sync_cpu = records_per_call * record_cpu
+        self._w_call, self._w_sync = call_cpu, sync_cpu
+        bounds["cpu"] = min(self.cores / (call_cpu + sync_cpu), self.taskq / sync_cpu)
+        # the clients: each job makes one call at a time (buffered), on a core the taskq
+        # threads leave free: X = min(jobs, cores − min(taskq, X · sync)) / call (fixed point)
+        bounds["client"] = _client_bound(self.clients, self.cores, self.taskq, call_cpu, sync_cpu)
+        # the vdevs: sequential aggregated leaf writes at the async-write ceiling
+        record_rate = math.inf
+        leaf_io_bytes = []
+        for i, v in enumerate(self.vdevs):
+            ios = v.top.leaf_ios(0, self.psize, True)
+            per_leaf = max(io[2] for io in ios)
+            width = len(v.top.vdev.devices)
+            leaves = width - v.top.vdev.nspares if v.top.vdev.kind == "draid" else width
+            # vdev_queue's aggregation limit, as the DES's (1 MiB on HDDs from 0.8, else 128K)
+            agg = MiB if self.rotating and self.version.at_least(0, 8) else 128 * KiB
+            nbytes = max(per_leaf, (agg // per_leaf) * per_leaf) if per_leaf <= agg else per_leaf
+            table = devices.device_table(self.disk, nbytes, True, True, v.lo, v.hi, ASYNC_WRITE_MAX)
+            seconds = 1.0 / table.at(ASYNC_WRITE_MAX)
+            if mixed and self.rotating:
+                # reads pull the head away between the txg's write runs: each aggregated
+                # write starts with a random positioning (a QD1 small read's service time)
+                seconds += devices.device_table(
+                    self.disk, 1 << v.top.ashift, False, False, v.lo, v.hi, 1
+                ).mean_service
+            leaf_bytes_per_s = nbytes / seconds
+            leaf_io_bytes.append(nbytes)
+            # bytes per record on each leaf: the column map's share, plus the record's share
+            # of the txg's indirect blocks (spread over the vdevs like the data)
+            per_record_leaf = (sum(io[2] for io in ios) + meta["asize"][i]) / leaves
+            vdev_records = leaf_bytes_per_s / per_record_leaf
+            bounds[f"vdev{i}"] = vdev_records / v.weight / records_per_call
+            record_rate = min(record_rate, vdev_records / v.weight)
+        # memory bus
+        write_traffic = memory.write_record_bytes(
+            rs,
+            self.psize,
+            compressing=self.sc.pool.compression != "off",
+            checksumming=self.sc.pool.checksum != "off",
+            parity_ratio=max(
+                ((sum(io[2] for io in v.top.leaf_ios(0, self.psize, True)) - self.psize)
+                 / self.psize) for v in self.vdevs if v.top.vdev.kind in ("raidz", "draid")
+            ) if parity else 0.0,
+        )  # fmt: skip
+        call_traffic = bs * memory.CHECKSUM_PASSES if self.direct else memory.copy_bytes(bs)
+        device_bytes = sum(
+            v.weight * sum(io[2] for io in v.top.leaf_ios(0, self.psize, True)) for v in self.vdevs
+        )
+        per_call = call_traffic + records_per_call * (write_traffic + device_bytes)
+        bounds["memory"] = self.mem_bw / per_call
+        leaf_load = {}
+        for v, nbytes in zip(self.vdevs, leaf_io_bytes, strict=True):
+            ios = v.top.leaf_ios(0, self.psize, True)
+            width = len(v.top.vdev.devices)
+            per_leaf = records_per_call * v.weight * sum(io[2] for io in ios) / width
+            for name in v.top.vdev.devices:
+                leaf_load[name] = (per_leaf, per_leaf / nbytes)
+        bus, bus_name = self._bus_bound(leaf_load)
+        if bus_name:
+            bounds[bus_name] = bus
+        self._txg_cycle(bounds, leaf_io_bytes, records_per_call)
+        return min(bounds.values()), bounds, {"record_rate": record_rate}
+
+    def _metadata_per_record(self) -> dict[str, Any]:
+        """A record's share of the indirect blocks its txg rewrites (as the DES writes them:
+        every dirty record's parent at every level, ditto copies by ``redundant_metadata``):
+        allocated bytes per vdev and CPU seconds. A txg holds B = 0.6 × dirty_max of records
+        (see :meth:`_txg_cycle`); of the P parents at a level, random writes dirty
+        P · (1 − (1 − 1/P)^D) distinct ones (D records per txg), sequential ones D / span + one
+        per job."""
+        pool, c = self.sc.pool, self.costs
+        txg = txg_tunables(self.sc.hardware.ram, self.version)
+        per_txg = max(1.0, 0.6 * txg.dirty_max / self.rs)
+        asize = [0.0] * len(self.vdevs)
+        cpu = 0.0
+        meta_compress = cpu_costs(
+            self.sc.hardware.cpu_ghz, pool.checksum, 0, "lz4"
+        ).compress_per_byte
+        for level in range(1, indirect_levels(self.file_records) + 1):
+            span = BPS_PER_INDIRECT**level
+            parents = self.njobs * -(-self.file_records // span)
+            if self.random:
+                dirty = (
+                    parents * -math.expm1(per_txg * math.log1p(-1.0 / parents))
+                    if parents > 1
+                    else 1.0
+                )
+            else:
+                dirty = min(parents, per_txg / span + self.njobs)
+            psize, copies = indirect_block(level, self.file_records, pool.ashift,
+                                           pool.redundant_metadata)  # fmt: skip
+            blocks = dirty * copies / per_txg  # indirect block copies per record
+            for i, v in enumerate(self.vdevs):
+                asize[i] += blocks * psize_to_asize(v.top.vdev, psize, pool.ashift)
+            cpu += blocks * (c.zio + INDIRECT_BYTES * meta_compress + psize * c.checksum_per_byte)
+        return {"asize": asize, "cpu": cpu}
+
+    def _txg_cycle(
+        self, bounds: dict[str, float], leaf_io_bytes: list[int], records_per_call: float
+    ) -> None:
+        """The txg pipeline's own loss: a txg's sync must finish before the next starts
+        (``spa_sync``), so every sync ends with a tail no other work overlaps — its last
+        aggregated leaf writes and the uberblock write and flush to the labels. With B bytes
+        per txg and a resource that moves R bytes/s, the rate is B / (B/R + tail). In steady
+        state the write throttle holds dirty data near its delay threshold
+        (``zfs_delay_min_dirty_percent`` = 60 % of ``zfs_dirty_data_max``), which the
+        syncing txg takes: B = 0.6 × dirty_max. Disks already busy through the tail lose
+        only the uberblock's positioning."""
+        txg = txg_tunables(self.sc.hardware.ram, self.version)
+        calls_per_txg = 0.6 * txg.dirty_max / (records_per_call * self.rs)
+        v = self.vdevs[0]
+        last_write = devices.device_table(
+            self.disk, leaf_io_bytes[0], True, True, v.lo, v.hi, 1
+        ).mean_service
+        uberblock = devices.device_table(
+            self.disk, 1 << v.top.ashift, False, False, v.lo, v.hi, 1
+        ).mean_service
+        for key, bound in bounds.items():
+            if key == "client" or not math.isfinite(bound):
+                continue
+            tail = uberblock if key.startswith("vdev") else last_write + uberblock
+            bounds[key] = calls_per_txg / (calls_per_txg / bound + tail)
+
+    # ---- the answer
+    def _bound_util(self, x: float, bounds: dict[str, float]) -> dict[str, float]:
+        util: dict[str, float] = {}
+        for key, bound in bounds.items():
+            if key == "client":
+                continue
+            if key.startswith("vdev"):
+                for disk in self.vdevs[int(key[4:])].top.vdev.devices:
+                    util[f"disk:{disk}"] = min(1.0, x / bound)
+            else:
+                util[key] = min(1.0, x / bound)
+        return util
+
+    def _bound_limit(self, bounds: dict[str, float]) -> str:
+        """The binding bound, named as the DES names resources (the clients' own CPU is
+        ``cpu``, as the DES says when its client threads are ≥ 85 % busy)."""
+        name = min(bounds, key=bounds.__getitem__)
+        if name.startswith("vdev"):
+            return f"disk:{self.vdevs[int(name[4:])].top.vdev.devices[0]}"
+        if name == "client":
+            return "cpu"
+        return name
+
+    def _mixed(self, details: dict[str, Any]) -> tuple:
+        """A randrw job: reads with probability p, buffered whole-record writes otherwise.
+        The txg's writes take a share of each leaf's time (their calls/s over the vdev's
+        write capacity); reads get the rest. Solved by damped fixed-point iteration."""
+        p = self.read_fraction
+        _, wbounds, _ = self._write(mixed=True)
+        # every bound but the clients' (the closed network carries those) caps the writes
+        cap = min(b for k, b in wbounds.items() if k != "client") / (1.0 - p)
+        busy: dict[int, float] = {}
+        x = 0.0
+        util: dict[str, float] = {}
+        for _ in range(40):
+            x_new, util, _ = self._read(p, busy, self._w_call, self._w_sync)
+            x_new = min(x_new, cap)
+            x = x_new if x == 0.0 else 0.5 * (x + x_new)
+            busy = {
+                i: min(0.95, x * (1.0 - p) / wbounds[f"vdev{i}"]) for i in range(len(self.vdevs))
+            }
+        details.update({f"bound_{k}_write_calls_per_s": v for k, v in wbounds.items()})
+        # latency: the mean by Little's law (from submission: a buffered job's I/Os wait in
+        # turn behind each other's calls, both directions); no percentiles — the reads'
+        # spread here comes from the txg's write bursts, which this engine does not model
+        queued = 1 if self.direct else self.slots
+        mean = self.clients * queued / x if x > 0 else 0.0
+        read = _direction(x * p, self.bs, mean, None, None)
+        write = _direction(x * (1 - p), self.bs, mean, None, None)
+        threads = min(self.clients, self.cores)
+        limit = _limit(util, x * self._call_cpu / threads)
+        if x >= 0.999 * cap:
+            name = min((k for k in wbounds if k != "client"), key=wbounds.__getitem__)
+            if name.startswith("vdev"):
+                name = f"disk:{self.vdevs[int(name[4:])].top.vdev.devices[0]}"
+            limit = name
+        return read, write, limit, util, details
+
+    def solve(self) -> tuple[DirectionStats, DirectionStats, str, dict[str, float], dict]:
+        details: dict[str, Any] = {
+            "arc_hit_ratio": self.hit if self.read_fraction else None,
+            "clients": self.clients,
+            "validity": "in range",
+        }
+        if self.read_fraction >= 1.0:
+            x, util, _ = self._read()
+            mean, p50, p99 = self._read_latency(x, self.seed)
+            read = DirectionStats(
+                bytes_per_s=x * self.bs,
+                iops=x,
+                latency_mean=mean,
+                latency_p50=p50,
+                latency_p99=p99,
+            )
+            threads = min(self.clients, self.cores)
+            limit = _limit(util, x * self._call_cpu / threads)
+            return read, DirectionStats(), limit, util, details
+        if self.read_fraction > 0.0:
+            return self._mixed(details)
+        x, bounds, _ = self._write()
+        details.update({f"bound_{k}_calls_per_s": v for k, v in bounds.items()})
+        queued = 1 if self.direct else self.slots
+        latency = self.clients * queued / x if x > 0 else 0.0
+        # the mean is Little's law; the spread of buffered write latency comes from the
+        # write throttle and the txg cycle, which this engine does not model: no percentiles
+        write = DirectionStats(
+            bytes_per_s=x * self.bs,
+            iops=x,
+            latency_mean=latency,
+            latency_p50=None,
+            latency_p99=None,
+        )
+        util = self._bound_util(x, bounds)
+        limit = self._bound_limit(bounds)
+        return DirectionStats(), write, limit, util, details
+
+
+def _direction(x: float, bs: int, mean: float, p50: float | None, p99: float | None):
+    return DirectionStats(
+        bytes_per_s=x * bs, iops=x, latency_mean=mean, latency_p50=p50, latency_p99=p99
+    )
+
+
+def _client_bound(clients: int, cores: int, taskq: int, call: float, sync: float) -> float:
+    """Calls/s ``clients`` single-threaded callers reach when each call costs ``call`` s of
+    CPU and leaves ``sync`` s of taskq work: the largest X with
+    X · call ≤ min(clients, cores − min(taskq, X · sync)), by bisection."""
+    if call <= 0:
+        return math.inf
+
+    def room(x: float) -> float:
+        return min(clients, cores - min(taskq, x * sync)) / call - x
+
+    lo, hi = 0.0, min(clients, cores) / call
+    if room(hi) >= 0:
+        return hi
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if room(mid) >= 0:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def _limit(util: dict[str, float], client_busy: float) -> str:
+    """The DES's rule (``Engine._limit``): a resource ≥ 85 % busy, else the clients' own
+    CPU when their threads are ≥ 85 % busy, else the clients (too few I/Os in flight)."""
+    if util.get("memory", 0.0) >= 0.85:
+        return "memory"
+    name, busiest = max(util.items(), key=lambda kv: kv[1])
+    if busiest >= 0.85:
+        return name
+    if client_busy >= 0.85:
+        return "cpu"
+    return "client"
