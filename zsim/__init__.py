@@ -8,12 +8,16 @@ The public API (see ``DESIGN.md`` §5 and ``README.md``)::
     zsim.load_profile("seagate-ironwolf-12tb")
     sc = zsim.load_scenario("examples/scenarios/ars-raidz2-8-1m-randwrite.toml")
     zsim.simulate(sc, engine="des", seed=1).to_dict()
+    zsim.sweep(24, "seagate-ironwolf-12tb", engine="baseline").rows     # docs/sweep.md
+    zsim.recommend(24, "seagate-ironwolf-12tb", min_usable="100TB", min_fault_tolerance=2)
 """
 
 from __future__ import annotations
 
 __version__ = "0.1.0"
 
+# ``zsim.sweep`` is the sweep package; its module is callable (see zsim/sweep/__init__.py).
+from zsim import sweep
 from zsim.capacity import CapacityReport, capacity, md_capacity
 from zsim.errors import CatalogError, LayoutError, UnitError, ZsimError
 from zsim.hardware.catalog import list_profiles, load_profile
@@ -21,6 +25,7 @@ from zsim.layout.grammar import parse_layout
 from zsim.result import SimResult
 from zsim.scenario import Scenario, ScenarioError, load_scenario, scenario_from_dict
 from zsim.simulate import simulate
+from zsim.sweep.recommend import recommend
 
 __all__ = [
     "CapacityReport",
@@ -38,6 +43,8 @@ __all__ = [
     "load_scenario",
     "md_capacity",
     "parse_layout",
+    "recommend",
     "scenario_from_dict",
     "simulate",
+    "sweep",
 ]

@@ -19,6 +19,7 @@ from zsim.errors import ZsimError
 from zsim.hardware.catalog import SCHEMA, list_profiles, load_profile
 from zsim.layout.grammar import parse_layout, to_compact, to_zpool
 from zsim.layout.tree import ZfsLayout
+from zsim.sweep.layouts import RAIDZ_MAX_WIDTH
 from zsim.units import (
     format_binary_size,
     format_decimal_size,
@@ -122,6 +123,37 @@ def _build_parser() -> argparse.ArgumentParser:
     lay.add_argument("layout")
     lay.add_argument("--json", action="store_true")
 
+    swp = sub.add_parser(
+        "sweep",
+        help="every sensible layout of N disks × workloads: capacity, speed, cost in one table",
+        description="Enumerate the layouts of N disks (stripe, mirrors, raidz1-3 at every "
+        "width that divides N or leaves ≤ 3 hot spares, dRAID), run each workload on each "
+        "through an engine, and print one table: usable TB and TiB, fault tolerance, cost, "
+        "MB/s or IOPS per workload. docs/sweep.md lists the columns.",
+    )
+    _sweep_options(swp)
+    swp.add_argument(
+        "--out", metavar="FILE", help="also write the table to FILE.csv or FILE.json (atomically)"
+    )
+
+    rec = sub.add_parser(
+        "recommend",
+        help="the Pareto front of a sweep under constraints, with a reason for each pick",
+        description="Sweep the layouts of N disks, keep those that meet the constraints, and "
+        "print the Pareto front over usable space, each workload's speed, fault tolerance "
+        "and cost, each pick with a short reason.",
+    )
+    _sweep_options(rec)
+    rec.add_argument(
+        "--min-usable",
+        metavar="SIZE",
+        help="least usable space (zfs list USED+AVAIL): '100TB' (10^12) or '90TiB' (2^40)",
+    )
+    rec.add_argument(
+        "--min-fault-tolerance", metavar="N", help="least number of disk failures to survive"
+    )
+    rec.add_argument("--max-cost", metavar="USD", help="most to spend on all disks, USD")
+
     mod = sub.add_parser(
         "models",
         help="list the hardware catalog, or show one profile",
@@ -131,6 +163,114 @@ def _build_parser() -> argparse.ArgumentParser:
     mod.add_argument("--kind", choices=("hdd", "ssd", "nvme", "hba"))
     mod.add_argument("--json", action="store_true")
     return parser
+
+
+def _sweep_options(p: argparse.ArgumentParser) -> None:
+    """Options shared by ``sweep`` and ``recommend`` (``zsim.sweep.table.sweep``)."""
+    p.add_argument("--disks", metavar="N[,M...]", help="disk counts, e.g. 24 or 24,36")
+    p.add_argument(
+        "--disk",
+        metavar="MODEL[,MODEL...]",
+        required=True,
+        help="catalog disk models ('zsim models' lists them) or profile TOML paths",
+    )
+    p.add_argument(
+        "--workload",
+        action="append",
+        default=[],
+        metavar="NAME[,NAME...]",
+        help="workloads: vm-16k, db-8k-sync, media-1m-read, backup-1m-write, 4k-randread, "
+        "4k-randwrite, or names from --workloads-file (default: all of them)",
+    )
+    p.add_argument("--workloads-file", metavar="FILE", help="TOML of [workload.NAME] tables")
+    p.add_argument(
+        "--engine",
+        choices=("analytic", "des", "baseline", "auto"),
+        default="analytic",
+        help="analytic (default), des (seconds per scenario), baseline (the rule of thumb) "
+        "or auto (analytic where valid, des for the rest)",
+    )
+    p.add_argument(
+        "--price",
+        action="append",
+        default=[],
+        metavar="MODEL=USD",
+        help="price per disk, USD (overrides the catalog's; repeatable)",
+    )
+    p.add_argument("--ashift", help="log2 sector size for every pool (default 12)")
+    p.add_argument(
+        "--recordsize", help="recordsize for every workload (default: each workload's own)"
+    )
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a scenario key for every point, e.g. --set hardware.hba=lsi-9300-8i",
+    )
+    p.add_argument(
+        "--layouts", metavar="L1;L2", help="compare these layouts (';'-separated) instead"
+    )
+    p.add_argument(
+        "--max-width",
+        type=int,
+        default=RAIDZ_MAX_WIDTH,
+        help=f"widest raidz vdev to enumerate (default {RAIDZ_MAX_WIDTH})",
+    )
+    p.add_argument(
+        "--results", metavar="FILE.jsonl", help="results file; an interrupted sweep resumes"
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Dask scheduler, e.g. tcp://host:8786 (default: local processes, or "
+        "$DASK_SCHEDULER_ADDRESS)",
+    )
+    p.add_argument("--workers", type=int, help="local worker processes")
+    p.add_argument("--seed", type=int, default=1, help="base seed (default 1)")
+    p.add_argument("--json", action="store_true", help="print the JSON document")
+
+
+def _sweep_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "disks": args.disks,
+        "disk": args.disk,
+        "workloads": [w for item in args.workload for w in item.split(",")],
+        "workloads_file": args.workloads_file,
+        "engine": args.engine,
+        "prices": args.price,
+        "ashift": args.ashift,
+        "recordsize": args.recordsize,
+        "overrides": args.set,
+        "layouts": args.layouts,
+        "max_width": args.max_width,
+        "results": args.results,
+        "scheduler": args.scheduler,
+        "workers": args.workers,
+        "seed": args.seed,
+    }
+
+
+def _cmd_sweep(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    from zsim.sweep.table import sweep
+
+    table = sweep(**_sweep_kwargs(args), out=args.out)
+    text = table.text()
+    if args.out:
+        text += f"\nwrote {args.out}"
+    return table.to_dict(), text
+
+
+def _cmd_recommend(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    from zsim.sweep.recommend import recommend
+
+    result = recommend(
+        **_sweep_kwargs(args),
+        min_usable=args.min_usable,
+        min_fault_tolerance=args.min_fault_tolerance,
+        max_cost=args.max_cost,
+    )
+    return result.to_dict(), result.text()
 
 
 def _compress_ratio(text: str) -> float:
@@ -306,8 +446,8 @@ def _simulate_text(r: Any) -> str:
             continue
         lines.append(
             f"{label:<7}{format_rate(d.bytes_per_s):<32}{d.iops:>10.0f}  "
-            f"{format_time(d.latency_mean):>10}  {format_time(d.latency_p50):>10}  "
-            f"{format_time(d.latency_p99):>10}"
+            f"{format_time(d.latency_mean):>10}  {_maybe_time(d.latency_p50):>10}  "
+            f"{_maybe_time(d.latency_p99):>10}"
         )
     lines.append("")
     lines.append(f"limit       {r.limit}")
@@ -321,6 +461,11 @@ def _simulate_text(r: Any) -> str:
         )
     lines.extend(f"note: {n}" for n in r.notes)
     return "\n".join(lines)
+
+
+def _maybe_time(seconds: float | None) -> str:
+    """A latency, or "n/a" where the engine does not model it (analytic write percentiles)."""
+    return "n/a" if seconds is None else format_time(seconds)
 
 
 def _workload_text(w: dict[str, Any]) -> str:
@@ -450,6 +595,8 @@ _COMMANDS = {
     "validate": _cmd_validate,
     "layout": _cmd_layout,
     "models": _cmd_models,
+    "sweep": _cmd_sweep,
+    "recommend": _cmd_recommend,
 }
 
 

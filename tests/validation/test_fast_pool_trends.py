@@ -56,6 +56,7 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "memory 136 GB/s, O_DIRECT": ("hardware.memory_bandwidth=136GB/s", "workload.direct=true"),
 }
 
+
 def _data() -> dict:
     with EXAMPLE.open("rb") as f:
         return tomllib.load(f)

@@ -1,0 +1,835 @@
+"""The sweep: layouts × disk models × disk counts × workloads → one tidy table.
+
+:func:`sweep` (also ``zsim.sweep(...)`` and ``zsim sweep``) works in three steps:
+
+1. :func:`plan_sweep` resolves the inputs — disk profiles and prices, workloads, the base
+   scenario with ``--ashift``/``--recordsize``/``--set`` applied and validated once per
+   (disk, workload) — lists the layouts (:func:`zsim.sweep.layouts.enumerate_layouts`, or the
+   explicit list) and computes every (layout, disk, count) row's capacity with
+   :func:`zsim.capacity` and its cost. No engine runs yet; :mod:`zsim.sweep.recommend`
+   filters these rows by capacity, fault tolerance and cost before any engine runs.
+2. :func:`run_plan` turns rows × workloads into :class:`~zsim.sweep.point.SweepPoint` s (one
+   seed per point from :func:`~zsim.sweep.point.point_seeds`, fixed by the point's place in
+   the full grid, so a sweep and a recommendation over the same inputs share seeds and a
+   results file), runs them with :func:`zsim.sweep.execute.run_points` (local processes, or
+   Dask with a scheduler address; resumable with a results file) and folds the figures
+   into the rows.
+3. :class:`SweepTable` holds the rows and writes them as CSV or JSON (atomically) or text.
+
+Columns (one row per layout, disk model and disk count; SI base units unless the name says
+otherwise) — see ``docs/sweep.md`` for the full list with units:
+
+* :data:`LAYOUT_COLUMNS`: ``layout``, ``disk``, ``disks``, ``vdevs``, ``spares``.
+* :data:`CAPACITY_COLUMNS`: ``raw_bytes`` (all disks), ``usable_bytes`` (``zfs list``
+  USED+AVAIL), ``usable_tb`` (10^12 B), ``usable_tib`` (2^40 B), ``efficiency``
+  (usable ÷ raw of all disks, hot spares included).
+* :data:`DURABILITY_COLUMNS`: ``fault_tolerance`` (disks that can fail, any of them, without
+  data loss). The resilver issue appends ``resilver_seconds`` and the probability of data
+  loss here; until then no column pretends to know them.
+* :data:`COST_COLUMNS`: ``price_usd`` (per disk), ``price_source`` (``"catalog"``,
+  ``"command line"`` or None), ``cost_usd`` (all disks), ``usd_per_usable_tb``. None when
+  no price is known — never guessed.
+* per workload ``W``, :data:`WORKLOAD_METRICS` as ``W.bytes_per_s``, ``W.iops`` (read +
+  write), ``W.latency_mean_s``, ``W.latency_p99_s``, ``W.limit``, ``W.usd_per_iops``,
+  ``W.ci_rel``, ``W.seed``, ``W.error``.
+* ``engine``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from zsim.errors import ZsimError
+from zsim.files import atomic_write_text
+from zsim.hardware.catalog import DEVICE_KINDS, Profile, load_profile
+from zsim.sweep.layouts import MAX_HOT_SPARES, RAIDZ_MAX_WIDTH, enumerate_layouts
+from zsim.sweep.point import SweepPoint, point_seeds, scenario_input
+from zsim.sweep.workloads import WorkloadSpec, resolve_workloads
+from zsim.units import format_binary_size, format_decimal_size, parse_ashift, parse_size
+
+TB, TIB = 10**12, 2**40
+ENGINES = ("analytic", "des", "baseline", "auto")
+DEFAULT_ENGINE = "analytic"
+
+LAYOUT_COLUMNS: tuple[str, ...] = ("layout", "disk", "disks", "vdevs", "spares")
+CAPACITY_COLUMNS: tuple[str, ...] = (
+    "raw_bytes",
+    "usable_bytes",
+    "usable_tb",
+    "usable_tib",
+    "efficiency",
+)
+#: Durability facts known exactly today. The resilver issue (not built yet) appends
+#: ``resilver_seconds`` and ``loss_probability`` to this tuple and fills them per row.
+DURABILITY_COLUMNS: tuple[str, ...] = ("fault_tolerance",)
+COST_COLUMNS: tuple[str, ...] = ("price_usd", "price_source", "cost_usd", "usd_per_usable_tb")
+#: Per-workload columns, named ``<workload>.<metric>``.
+WORKLOAD_METRICS: tuple[str, ...] = (
+    "bytes_per_s",
+    "iops",
+    "latency_mean_s",
+    "latency_p99_s",
+    "limit",
+    "usd_per_iops",
+    "ci_rel",
+    "seed",
+    "error",
+)
+#: What each column holds, in which unit (``docs/sweep.md`` prints this table).
+UNITS: dict[str, str] = {
+    "layout": "compact layout grammar (DESIGN.md §3)",
+    "disk": "disk model (catalog name or profile)",
+    "disks": "devices in the pool, spares included",
+    "vdevs": "data (normal-class) top-level vdevs",
+    "spares": "hot spare disks + dRAID distributed spares",
+    "raw_bytes": "bytes, all disks",
+    "usable_bytes": "bytes, zfs list USED+AVAIL of the empty pool",
+    "usable_tb": "TB = 10^12 bytes",
+    "usable_tib": "TiB = 2^40 bytes",
+    "efficiency": "usable_bytes / raw_bytes",
+    "fault_tolerance": "disks that may fail, whichever they are, without data loss",
+    "price_usd": "USD per disk",
+    "price_source": "catalog | command line | empty (no price known)",
+    "cost_usd": "USD, all disks",
+    "usd_per_usable_tb": "USD per usable TB (10^12 bytes)",
+    "W.bytes_per_s": "bytes/s, read + write",
+    "W.iops": "I/O operations per second, read + write",
+    "W.latency_mean_s": "seconds, mean over reads and writes (empty: engine gives none)",
+    "W.latency_p99_s": "seconds, the slower direction's 99th percentile (empty: none given)",
+    "W.limit": "the resource that bounds the result",
+    "W.usd_per_iops": "USD per I/O per second",
+    "W.ci_rel": "95% CI half-width / mean (des only)",
+    "W.seed": "the point's seed",
+    "W.error": "why the engine gave no figures for this point (empty: it did)",
+    "engine": "analytic | des | baseline (auto: whichever ran)",
+}
+
+_FORBIDDEN_SETS = {
+    "pool.layout": "the sweep varies the layout; list layouts with --layouts instead",
+    "hardware.disk": "the sweep varies the disk; list disk models with --disk instead",
+    "pool.failed": "degraded pools name devices of one layout; use 'zsim simulate' for them",
+}
+
+
+# ---------------------------------------------------------------- inputs
+
+
+@dataclass(frozen=True)
+class DiskChoice:
+    """One disk model of a sweep, with its price per disk (USD) and where that came from."""
+
+    spec: str
+    profile: Profile
+    price_usd: float | None
+    price_source: str | None
+
+    @property
+    def name(self) -> str:
+        """The name shown in the table: the catalog name, or the profile file's stem."""
+        return self.profile.name if self.profile.name != "inline" else self.spec
+
+
+def parse_price(text: str) -> tuple[str, float]:
+    """``"MODEL=USD"`` (``"wd-red-plus-12tb=249.99"``, ``$`` allowed) → (model, USD)."""
+    model, sep, value = str(text).partition("=")
+    model, value = model.strip(), value.strip().removeprefix("$").strip()
+    if value.lower().endswith("usd"):
+        value = value[:-3].strip()
+    if not sep or not model or not value:
+        raise ZsimError(f"--price {text!r}: write MODEL=USD, e.g. --price wd-red-plus-12tb=250")
+    try:
+        usd = float(value)
+    except ValueError:
+        raise ZsimError(
+            f"--price {text!r}: {value!r} is not a number of US dollars; write e.g. {model}=250"
+        ) from None
+    if not math.isfinite(usd) or usd <= 0:
+        raise ZsimError(f"--price {text!r}: a price must be more than 0 USD, e.g. {model}=250")
+    return model, usd
+
+
+def _prices(prices: Mapping[str, float] | Iterable[str] | None) -> dict[str, float]:
+    if prices is None:
+        return {}
+    if isinstance(prices, Mapping):
+        out = {}
+        for model, usd in prices.items():
+            _, out[model] = parse_price(f"{model}={usd}")
+        return out
+    if isinstance(prices, str):
+        prices = [prices]
+    return dict(parse_price(p) for p in prices)
+
+
+def _disk_choices(disks: Sequence[str], prices: dict[str, float]) -> list[DiskChoice]:
+    out: list[DiskChoice] = []
+    for spec in dict.fromkeys(disks):
+        profile = load_profile(spec)
+        if profile.kind not in DEVICE_KINDS:
+            raise ZsimError(
+                f"--disk {spec!r} is an {profile.kind.upper()} profile, not a disk; give a disk or "
+                f"SSD such as 'seagate-ironwolf-12tb' ('zsim models' lists them)"
+            )
+        if spec in prices or profile.name in prices:
+            price, source = prices.get(spec, prices.get(profile.name)), "command line"
+        elif profile.price_usd is not None:
+            price, source = profile.price_usd, "catalog"
+        else:
+            price, source = None, None
+        out.append(DiskChoice(spec, profile, price, source))
+    known = {d.spec for d in out} | {d.profile.name for d in out}
+    stray = [m for m in prices if m not in known]
+    if stray:
+        raise ZsimError(
+            f"--price names {stray[0]!r}, which is not a swept disk; price one of "
+            f"{', '.join(d.spec for d in out)}"
+        )
+    return out
+
+
+def _as_list(value: Any, what: str) -> list[Any]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    if isinstance(value, int):
+        return [value]
+    if isinstance(value, Iterable):
+        return list(value)
+    raise ZsimError(f"{what} {value!r} is not a list; give e.g. [24, 36]")
+
+
+def _counts(disks: Any) -> list[int]:
+    out: list[int] = []
+    for item in _as_list(disks, "--disks"):
+        text = str(item).strip()
+        if isinstance(item, bool) or not text.isdigit() or int(text) < 1:
+            raise ZsimError(
+                f"--disks {item!r}: give whole numbers of disks ≥ 1, e.g. --disks 24,36"
+            )
+        out.append(int(text))
+    return list(dict.fromkeys(out))
+
+
+def _device_count(tree: Any) -> int:
+    """Devices a parsed layout uses (data, support and spares)."""
+    from zsim.layout.tree import ZpoolOnBlock
+
+    return len(tree.block.devices if isinstance(tree, ZpoolOnBlock) else tree.devices)
+
+
+# ---------------------------------------------------------------- the plan
+
+
+@dataclass
+class SweepPlan:
+    """A sweep's resolved inputs and its capacity rows, before any engine runs.
+
+    ``rows`` are the table rows without workload figures, in grid order (disk model, then
+    disk count, then layout); ``scenarios[(disk, workload)]`` the validated base scenario
+    tables with ``pool.layout`` left to fill; ``inputs`` what the JSON output records.
+    """
+
+    inputs: dict[str, Any]
+    disks: list[DiskChoice]
+    workloads: list[WorkloadSpec]
+    engine: str
+    seed: int
+    rows: list[dict[str, Any]]
+    scenarios: dict[tuple[str, str], dict[str, Any]]
+    notes: list[str] = field(default_factory=list)
+
+
+def _base_overrides(
+    ashift: int | str | None, recordsize: int | str | None, overrides: Sequence[str]
+) -> list[str]:
+    out = []
+    if ashift is not None:
+        out.append(f"pool.ashift={parse_ashift(ashift)}")
+    if recordsize is not None:
+        out.append(f"pool.recordsize={parse_size(recordsize)}")
+    for text in overrides:
+        target = str(text).partition("=")[0].strip()
+        if target in _FORBIDDEN_SETS:
+            raise ZsimError(f"--set {text!r}: {_FORBIDDEN_SETS[target]}")
+        out.append(str(text))
+    return out
+
+
+def _base_scenario(
+    disk: DiskChoice, work: WorkloadSpec, overrides: list[str]
+) -> tuple[Any, dict[str, Any]]:
+    """The validated scenario for one (disk, workload) and its tables (layout: a stand-in)."""
+    from zsim.scenario import apply_overrides, scenario_from_dict
+
+    pool: dict[str, Any] = {"layout": "stripe 1"}
+    if work.recordsize is not None:
+        pool["recordsize"] = work.recordsize
+    hardware = {"disk": _inline_profile(disk.profile)}
+    data = {"hardware": hardware, "pool": pool, "workload": dict(work.workload)}
+    source = f"sweep ({disk.name}, workload {work.name})"
+    try:
+        data = apply_overrides(data, overrides)
+    except ZsimError as err:
+        raise ZsimError(f"--set: {err}") from None
+    sc = scenario_from_dict(data, source=source)
+    return sc, scenario_input(sc)
+
+
+def _inline_profile(profile: Profile) -> dict[str, Any]:
+    """A profile's figures as an inline table (SI units, sources left out).
+
+    Points carry their disk inline rather than by catalog name: they run the same where the
+    catalog differs (a Dask worker), a results file's resume keys change when a profile's
+    figures do, and no point reads a profile file.
+    """
+    return {k: v for k, v in profile.to_dict().items() if k not in ("name", "sources")}
+
+
+def plan_sweep(
+    disks: int | str | Sequence[int] | None = None,
+    disk: str | Sequence[str] | None = None,
+    workloads: str | Sequence[str] | None = None,
+    *,
+    workloads_file: str | Path | None = None,
+    engine: str = DEFAULT_ENGINE,
+    prices: Mapping[str, float] | Iterable[str] | None = None,
+    ashift: int | str | None = None,
+    recordsize: int | str | None = None,
+    overrides: Sequence[str] = (),
+    layouts: str | Sequence[str] | None = None,
+    max_width: int = RAIDZ_MAX_WIDTH,
+    max_spares: int = MAX_HOT_SPARES,
+    seed: int = 1,
+) -> SweepPlan:
+    """Resolve a sweep's inputs and compute its capacity rows (see :func:`sweep`)."""
+    from zsim import __version__
+    from zsim.capacity import capacity
+    from zsim.layout.grammar import parse_layout, to_compact
+    from zsim.zfs.version import parse_zfs_version
+
+    if engine not in ENGINES:
+        raise ZsimError(f"unknown engine {engine!r}; use one of {', '.join(ENGINES)}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ZsimError(f"seed {seed!r} must be a whole number ≥ 0")
+    models = _as_list(disk, "--disk")
+    if not models:
+        raise ZsimError("no disk model given; name one with --disk, e.g. seagate-ironwolf-12tb")
+    choices = _disk_choices(models, _prices(prices))
+    works = resolve_workloads(_as_list(workloads, "--workload"), workloads_file)
+    counts = _counts(disks)
+    explicit = [
+        s.strip() for s in (layouts.split(";") if isinstance(layouts, str) else layouts or [])
+    ]
+    explicit = list(dict.fromkeys(s for s in explicit if s))
+    if not counts and not explicit:
+        raise ZsimError("give the number of disks with --disks N (or the layouts with --layouts)")
+    overrides_all = _base_overrides(ashift, recordsize, overrides)
+
+    scenarios: dict[tuple[str, str], dict[str, Any]] = {}
+    for d in choices:
+        for w in works:
+            sc, scenarios[(d.name, w.name)] = _base_scenario(d, w, overrides_all)
+    # Pool and hardware settings are the same for every (disk, workload) but the recordsize,
+    # which capacity's zfs list figures do not depend on.
+    pool, hardware = sc.pool, sc.hardware
+    has_draid = parse_zfs_version(hardware.zfs_version).at_least(2, 1)
+
+    grid: list[tuple[int, str]] = []  # (disks, layout)
+    notes: list[str] = []
+    if explicit:
+        for text in explicit:
+            tree = parse_layout(text)
+            n = _device_count(tree)
+            if counts and n not in counts:
+                raise ZsimError(
+                    f"--layouts {text!r} uses {n} disks but --disks says "
+                    f"{', '.join(map(str, counts))}; drop --disks or fix the layout"
+                )
+            grid.append((n, to_compact(tree)))
+    else:
+        include = (
+            ("stripe", "mirror", "raidz", "draid") if has_draid else ("stripe", "mirror", "raidz")
+        )
+        if not has_draid:
+            notes.append(f"no dRAID layouts: OpenZFS {hardware.zfs_version} predates dRAID (2.1)")
+        for n in counts:
+            found = enumerate_layouts(
+                n, max_width=max_width, include=include, max_spares=max_spares
+            )
+            if not found:
+                raise ZsimError(f"no layout fits {n} disks; use more disks")
+            grid.extend((n, text) for text in found)
+
+    rows: list[dict[str, Any]] = []
+    for d in choices:
+        size = d.profile.size_bytes
+        for n, text in grid:
+            report = capacity(
+                text,
+                size,
+                ashift=pool.ashift,
+                recordsize=pool.recordsize,
+                zfs_version=hardware.zfs_version,
+                partitioning=pool.partitioning,
+                logical_sector=d.profile.logical_sector_bytes,
+            )
+            rows.append(_capacity_row(text, d, n, report))
+    inputs = {
+        "disks": counts or sorted({n for n, _ in grid}),
+        "disk_models": [
+            {
+                "name": d.name,
+                "spec": d.spec,
+                "size_bytes": d.profile.size_bytes,
+                "price_usd": d.price_usd,
+                "price_source": d.price_source,
+            }
+            for d in choices
+        ],
+        "workloads": {w.name: w.to_dict() for w in works},
+        "engine": engine,
+        "seed": seed,
+        "ashift": pool.ashift,
+        "recordsize": None if recordsize is None else parse_size(recordsize),
+        "set": list(overrides),
+        "layouts": [t for _, t in grid] if explicit else None,
+        "max_width": max_width,
+        "max_spares": max_spares,
+        "zfs_version": hardware.zfs_version,
+        "zsim_version": __version__,
+    }
+    return SweepPlan(inputs, choices, works, engine, seed, rows, scenarios, notes)
+
+
+def _capacity_row(text: str, disk: DiskChoice, n: int, report: Any) -> dict[str, Any]:
+    raw = report.raw_bytes + report.support_raw_bytes
+    usable = report.usable_bytes
+    normal = [v for v in report.vdevs if v.vclass == "normal"]
+    spares = sum(1 for v in report.vdevs if v.vclass == "spare")
+    spares += _draid_spares(text)
+    cost = disk.price_usd * n if disk.price_usd is not None else None
+    return {
+        "layout": text,
+        "disk": disk.name,
+        "disks": n,
+        "vdevs": len(normal) or 1,
+        "spares": spares,
+        "raw_bytes": raw,
+        "usable_bytes": usable,
+        "usable_tb": usable / TB,
+        "usable_tib": usable / TIB,
+        "efficiency": usable / raw if raw else 0.0,
+        "fault_tolerance": report.fault_tolerance,
+        "price_usd": disk.price_usd,
+        "price_source": disk.price_source,
+        "cost_usd": cost,
+        "usd_per_usable_tb": cost / (usable / TB) if cost is not None and usable else None,
+    }
+
+
+def _draid_spares(text: str) -> int:
+    from zsim.layout.grammar import parse_layout
+    from zsim.layout.tree import ZfsLayout
+
+    tree = parse_layout(text)
+    if not isinstance(tree, ZfsLayout):
+        return 0
+    return sum(v.nspares for v in tree.data_vdevs if v.kind == "draid")
+
+
+# ---------------------------------------------------------------- running
+
+
+def columns_for(workloads: Sequence[str]) -> list[str]:
+    """The table's columns, in order, for these workload names."""
+    cols = [*LAYOUT_COLUMNS, *CAPACITY_COLUMNS, *DURABILITY_COLUMNS, *COST_COLUMNS]
+    for w in workloads:
+        cols.extend(f"{w}.{m}" for m in WORKLOAD_METRICS)
+    cols.append("engine")
+    return cols
+
+
+def build_points(plan: SweepPlan, rows: Sequence[dict[str, Any]] | None = None) -> list[SweepPoint]:
+    """One point per (row, workload), in row order; seeds fixed by the full grid.
+
+    ``rows``: a subset of ``plan.rows`` (default all). A point's seed depends only on its
+    row's and workload's places in the plan, not on the subset.
+    """
+    chosen = plan.rows if rows is None else rows
+    position = {id(r): i for i, r in enumerate(plan.rows)}
+    nwork = len(plan.workloads)
+    seeds = point_seeds(plan.seed, len(plan.rows) * nwork)
+    points: list[SweepPoint] = []
+    for row in chosen:
+        r = position[id(row)]
+        for j, work in enumerate(plan.workloads):
+            base = plan.scenarios[(row["disk"], work.name)]
+            scenario = {**base, "pool": {**base["pool"], "layout": row["layout"]}}
+            points.append(
+                SweepPoint(
+                    index=len(points),
+                    scenario=scenario,
+                    engine=plan.engine,
+                    seed=seeds[r * nwork + j],
+                    labels={
+                        "layout": row["layout"],
+                        "disk": row["disk"],
+                        "disks": row["disks"],
+                        "workload": work.name,
+                    },
+                )
+            )
+    return points
+
+
+def _figures(result: Mapping[str, Any], cost: float | None) -> dict[str, Any]:
+    """One point's result row → the table's per-workload figures."""
+    if result.get("error"):
+        return {"error": str(result["error"])}
+    r_iops, w_iops = result.get("read_iops") or 0.0, result.get("write_iops") or 0.0
+    iops = r_iops + w_iops
+    mean = p99 = None
+    directions = [(d, n) for d, n in (("read", r_iops), ("write", w_iops)) if n > 0]
+    means = [result.get(f"{d}_latency_mean_s") or 0.0 for d, _ in directions]
+    p99s = [result.get(f"{d}_latency_p99_s") or 0.0 for d, _ in directions]
+    if directions and all(m > 0 for m in means):
+        mean = sum(m * n for m, (_, n) in zip(means, directions, strict=True)) / iops
+    if directions and all(p > 0 for p in p99s):
+        p99 = max(p99s)
+    bandwidth = (result.get("read_bytes_per_s") or 0.0) + (result.get("write_bytes_per_s") or 0.0)
+    figures = {
+        "bytes_per_s": bandwidth,
+        "iops": iops,
+        "latency_mean_s": mean,
+        "latency_p99_s": p99,
+        "limit": result.get("limit"),
+        "usd_per_iops": cost / iops if cost is not None and iops > 0 else None,
+        "ci_rel": result.get("ci_rel"),
+        "error": None,
+    }
+    # A non-finite figure is no figure (and JSON cannot hold it).
+    return {
+        k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in figures.items()
+    }
+
+
+def run_plan(
+    plan: SweepPlan,
+    rows: Sequence[dict[str, Any]] | None = None,
+    *,
+    scheduler: str | None = None,
+    results: str | Path | None = None,
+    workers: int | None = None,
+    progress: bool | None = None,
+) -> SweepTable:
+    """Evaluate ``rows`` (default: all of the plan's) × the plan's workloads; the table.
+
+    ``scheduler``, ``results``, ``workers`` and ``progress`` go to
+    :func:`zsim.sweep.execute.run_points` unchanged (``results`` as ``results_path``).
+    Raises :class:`ZsimError` when every point failed for the same reason (an engine that
+    cannot run these scenarios at all), with that reason.
+    """
+    from zsim.sweep.execute import run_points
+
+    chosen = list(plan.rows if rows is None else rows)
+    points = build_points(plan, chosen)
+    results_rows = run_points(
+        points,
+        scheduler=scheduler,
+        results_path=None if results is None else str(results),
+        workers=workers,
+        progress=progress,
+    )
+    by_index = {int(r["index"]): r for r in results_rows}
+    errors = {str(r.get("error")) for r in results_rows if r.get("error")}
+    if points and len(errors) == 1 and all(r.get("error") for r in results_rows):
+        raise ZsimError(f"every point of the sweep failed: {errors.pop()}")
+    names = [w.name for w in plan.workloads]
+    out_rows: list[dict[str, Any]] = []
+    point_iter = iter(points)
+    for row in chosen:
+        new = dict(row)
+        for name in names:
+            point = next(point_iter)
+            figures = _figures(by_index.get(point.index, {"error": "no result"}), row["cost_usd"])
+            for metric in WORKLOAD_METRICS:
+                new[f"{name}.{metric}"] = figures.get(metric)
+            new[f"{name}.seed"] = point.seed
+        new["engine"] = plan.engine
+        out_rows.append(new)
+    return SweepTable(
+        inputs=plan.inputs,
+        workloads=names,
+        streaming={w.name: w.streaming for w in plan.workloads},
+        rows=out_rows,
+        notes=list(plan.notes),
+    )
+
+
+# ---------------------------------------------------------------- the table
+
+
+@dataclass
+class SweepTable:
+    """The sweep's result: one row per (layout, disk model, disk count).
+
+    ``rows`` are flat dicts with :attr:`columns` as keys (module docstring; units in
+    :data:`UNITS`). ``inputs`` records what produced them; ``streaming[W]`` says whether
+    workload ``W`` is judged by bandwidth (bs ≥ 128 KiB) or by IOPS in the text table and
+    the recommender.
+    """
+
+    inputs: dict[str, Any]
+    workloads: list[str]
+    streaming: dict[str, bool]
+    rows: list[dict[str, Any]]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def columns(self) -> list[str]:
+        return columns_for(self.workloads)
+
+    @property
+    def engine(self) -> str:
+        return str(self.inputs["engine"])
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document: zsim version, the inputs, columns, units and rows."""
+        from zsim import __version__
+
+        return {
+            "zsim_version": __version__,
+            "inputs": self.inputs,
+            "columns": self.columns,
+            "units": UNITS,
+            "notes": list(self.notes),
+            "rows": [{c: r.get(c) for c in self.columns} for r in self.rows],
+        }
+
+    def to_csv(self) -> str:
+        """CSV text: a header of :attr:`columns`, empty cells for None."""
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(self.columns)
+        for row in self.rows:
+            writer.writerow(["" if row.get(c) is None else row.get(c) for c in self.columns])
+        return buf.getvalue()
+
+    def write(self, path: str | Path) -> Path:
+        """Write the table to ``path``: CSV for ``.csv``, JSON for ``.json``; atomically."""
+        target = Path(path)
+        text = table_text_for(target, self)
+        atomic_write_text(target, text)
+        return target
+
+    def text(self) -> str:
+        """A compact text table (the ``zsim sweep`` output)."""
+        return render_text(self)
+
+
+def check_out_path(path: str | Path) -> Path:
+    """``--out`` must end in .csv or .json, in a folder that exists."""
+    target = Path(path)
+    if target.suffix.lower() not in (".csv", ".json"):
+        raise ZsimError(f"--out {str(path)!r}: give a file ending in .csv or .json")
+    if not target.parent.is_dir():
+        raise ZsimError(f"--out {str(path)!r}: the folder {str(target.parent)!r} does not exist")
+    return target
+
+
+def table_text_for(target: Path, table: SweepTable) -> str:
+    check_out_path(target)
+    if target.suffix.lower() == ".csv":
+        return table.to_csv()
+    return json.dumps(table.to_dict(), indent=2, allow_nan=False) + "\n"
+
+
+def fmt_tb(tb: float) -> str:
+    """Terabytes with one decimal (two below 10 TB)."""
+    return f"{tb:.1f}" if tb >= 10 else f"{tb:.2f}"
+
+
+def _fmt_count(x: float | None) -> str:
+    if x is None:
+        return "-"
+    return f"{x:,.0f}" if x >= 100 else f"{x:.1f}"
+
+
+def _fmt_money(x: float | None) -> str:
+    if x is None:
+        return "-"
+    return f"${x:,.0f}" if x >= 100 else f"${x:.2f}"
+
+
+def workload_cell(row: Mapping[str, Any], name: str, streaming: bool) -> str:
+    """The one figure the text table shows for a workload: MB/s if streaming, else IOPS."""
+    if row.get(f"{name}.error"):
+        return "error"
+    if streaming:
+        bw = row.get(f"{name}.bytes_per_s")
+        return "-" if bw is None else f"{bw / 1e6:,.0f}"
+    return _fmt_count(row.get(f"{name}.iops"))
+
+
+def render_text(table: SweepTable) -> str:
+    """Render the table for a terminal; units in the header and the footer."""
+    rows = table.rows
+    multi_disk = len({r["disk"] for r in rows}) > 1
+    multi_count = len({r["disks"] for r in rows}) > 1
+    priced = any(r["cost_usd"] is not None for r in rows)
+    header = ["layout"]
+    if multi_disk:
+        header.append("disk")
+    if multi_count or multi_disk:
+        header.append("disks")
+    header += ["usable TB", "TiB", "eff.", "FT"]
+    if priced:
+        header += ["cost", "$/TB"]
+    for name in table.workloads:
+        header.append(f"{name} {'MB/s' if table.streaming[name] else 'IOPS'}")
+    body = []
+    for r in rows:
+        cells = [r["layout"]]
+        if multi_disk:
+            cells.append(r["disk"])
+        if multi_count or multi_disk:
+            cells.append(str(r["disks"]))
+        cells += [
+            fmt_tb(r["usable_tb"]),
+            f"{r['usable_tib']:.2f}",
+            f"{r['efficiency']:.1%}",
+            str(r["fault_tolerance"]),
+        ]
+        if priced:
+            cells += [_fmt_money(r["cost_usd"]), _fmt_money(r["usd_per_usable_tb"])]
+        cells += [workload_cell(r, n, table.streaming[n]) for n in table.workloads]
+        body.append(cells)
+    widths = [max(len(x[i]) for x in [header, *body]) for i in range(len(header))]
+    texts = 1 + multi_disk  # layout (and disk) read left-aligned, figures right-aligned
+    lines = [_title(table), ""]
+    lines.extend(
+        "  ".join(
+            c.ljust(w) if i < texts else c.rjust(w)
+            for i, (c, w) in enumerate(zip(line, widths, strict=True))
+        ).rstrip()
+        for line in [header, *body]
+    )
+    lines.append("")
+    lines.append(
+        "usable: zfs list USED+AVAIL (TB = 10^12 B, TiB = 2^40 B); eff.: usable / raw of all "
+        "disks; FT: disks that may fail without data loss; MB/s = 10^6 B/s; IOPS read + write"
+    )
+    if priced:
+        sources = sorted({f"{r['disk']}: {r['price_source']}" for r in rows if r["price_source"]})
+        lines.append("prices per disk from " + "; ".join(sources))
+    failures: dict[tuple[str, str], int] = {}
+    for r in rows:
+        for n in table.workloads:
+            if r.get(f"{n}.error"):
+                key = (n, str(r[f"{n}.error"]))
+                failures[key] = failures.get(key, 0) + 1
+    lines.extend(
+        f"error: {n} on {count} of {len(rows)} rows: {message}"
+        for (n, message), count in failures.items()
+    )
+    lines.extend(f"note: {n}" for n in table.notes)
+    return "\n".join(lines)
+
+
+def _title(table: SweepTable) -> str:
+    models = table.inputs["disk_models"]
+    disks = ", ".join(
+        f"{m['name']} ({format_decimal_size(m['size_bytes'])}, "
+        f"{format_binary_size(m['size_bytes'])})"
+        for m in models
+    )
+    counts = ", ".join(str(n) for n in table.inputs["disks"])
+    what = "layouts" if len(models) == 1 and len(table.inputs["disks"]) == 1 else "rows"
+    return (
+        f"{counts} disks of {disks}; engine {table.engine}, seed {table.inputs['seed']}; "
+        f"{len(table.rows)} {what} × {len(table.workloads)} workloads"
+    )
+
+
+# ---------------------------------------------------------------- the API
+
+
+def sweep(
+    disks: int | str | Sequence[int] | None = None,
+    disk: str | Sequence[str] | None = None,
+    workloads: str | Sequence[str] | None = None,
+    *,
+    workloads_file: str | Path | None = None,
+    engine: str = DEFAULT_ENGINE,
+    prices: Mapping[str, float] | Iterable[str] | None = None,
+    ashift: int | str | None = None,
+    recordsize: int | str | None = None,
+    overrides: Sequence[str] = (),
+    layouts: str | Sequence[str] | None = None,
+    max_width: int = RAIDZ_MAX_WIDTH,
+    max_spares: int = MAX_HOT_SPARES,
+    out: str | Path | None = None,
+    results: str | Path | None = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    seed: int = 1,
+    progress: bool | None = None,
+) -> SweepTable:
+    """Every sensible layout of ``disks`` disks of each ``disk`` model × ``workloads``.
+
+    Parameters (the ``zsim sweep`` options):
+
+    disks : disk counts, e.g. ``24`` or ``[24, 36]`` or ``"24,36"``; optional with ``layouts``.
+    disk : catalog names (or profile paths), e.g. ``"seagate-ironwolf-12tb"``.
+    workloads : preset or file workload names (default: all presets, or all of the file).
+    workloads_file : TOML file of ``[workload.NAME]`` tables (:mod:`zsim.sweep.workloads`).
+    engine : ``"analytic"`` (default), ``"des"``, ``"baseline"`` or ``"auto"`` (analytic
+        where valid, the DES for the rest).
+    prices : USD per disk by model (``{"wd-red-plus-12tb": 250}`` or ``["MODEL=USD"]``);
+        overrides the catalog's ``price_usd``. Without either, cost columns stay empty.
+    ashift, recordsize : pool settings for every scenario (recordsize default: each
+        workload's own, else 128 KiB).
+    overrides : ``section.key=value`` scenario overrides (``--set``), e.g.
+        ``["hardware.hba=lsi-9300-8i"]``.
+    layouts : explicit layouts (a list, or one string separated by ``;``) instead of the
+        enumeration; the disk count is each layout's.
+    max_width, max_spares : enumeration limits (:func:`zsim.sweep.layouts.enumerate_layouts`).
+    out : also write the table to this ``.csv`` or ``.json`` file (atomically).
+    results : a JSONL results file; an interrupted sweep resumes from it.
+    scheduler : a Dask scheduler address (``tcp://host:8786``); default local processes
+        (or ``DASK_SCHEDULER_ADDRESS``, as the executor reads it).
+    workers : local worker processes (default: the executor's choice).
+    seed : base seed; each point's seed comes from it and the point's place in the grid.
+    progress : progress bar on/off (default: on a terminal only).
+
+    Returns a :class:`SweepTable`.
+    """
+    if out is not None:
+        check_out_path(out)
+    plan = plan_sweep(
+        disks,
+        disk,
+        workloads,
+        workloads_file=workloads_file,
+        engine=engine,
+        prices=prices,
+        ashift=ashift,
+        recordsize=recordsize,
+        overrides=overrides,
+        layouts=layouts,
+        max_width=max_width,
+        max_spares=max_spares,
+        seed=seed,
+    )
+    table = run_plan(plan, scheduler=scheduler, results=results, workers=workers, progress=progress)
+    if out is not None:
+        table.write(out)
+    return table
