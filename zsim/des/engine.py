@@ -307,6 +307,11 @@ class ZfsModel:
         self.arc = RecordCache(records if cache_data else 0)
         self.txg = txg_tunables(hw.ram, self.version)
         self.dirty = 0
+        # the write buffer's start-up: it fills (clients outrun the disks) until the
+        # throttle's delay threshold, after which the rate is the steady one
+        self.max_dirty = 0
+        self.fill_mark = self.txg.delay_min_fraction * self.txg.dirty_max
+        self.filled_at: float | None = None
         self.open = _Txg()
         self.syncing: _Txg | None = None
         self.sync_wanted = False
@@ -476,6 +481,10 @@ class ZfsModel:
             self.open.bytes += self.recordsize
             self.dirty += self.recordsize
             self._update_async_limit()
+            if self.dirty > self.max_dirty:
+                self.max_dirty = self.dirty
+                if self.filled_at is None and self.dirty >= self.fill_mark:
+                    self.filled_at = self.env.now
         elif key in self.open.presynced:
             self.open.presynced.discard(key)  # dirtied again after dmu_sync: sync writes it
         if self.open.bytes >= self.txg.sync_bytes:
@@ -1151,23 +1160,25 @@ class Engine:
         self.stopped = True
         return self._result(ci_rel, warmup, window, time.perf_counter() - wall_start)
 
-    #: a write run must have written this many times the dirty-data cap before it may stop:
-    #: until then the clients' rate includes the buffer filling (up to zfs_dirty_data_max
-    #: absorbed faster than the disks drain it), which the batch means cannot tell apart
+    #: a write run whose buffer has not filled must have written this many times the most
+    #: dirty data it held before it may stop: until then the clients' rate may include the
+    #: buffer filling (absorbed faster than the disks drain it), which batch means cannot see
     SETTLE_DIRTY_MULTIPLE = 10
 
     def _settled(self) -> bool:
-        """Has the write buffer's filling become a small part of what was measured?"""
+        """Is the write buffer's start-up out of what is measured, or a small part of it?"""
         return self.transient_share() <= 1.0 / self.SETTLE_DIRTY_MULTIPLE
 
     def transient_share(self) -> float:
-        """The dirty-data cap over the bytes written so far (0 for read-only runs): the most
-        the initial filling of the write buffer can inflate the measured write rate by."""
-        if self.read_fraction >= 1.0:
+        """How much the write buffer's start-up can still inflate the measured write rate:
+        0 for read-only runs and once the buffer has filled to the throttle's threshold (the
+        measurement starts after that, see :meth:`_precision`), else the most dirty data held
+        over the bytes written so far."""
+        if self.read_fraction >= 1.0 or self.zfs.filled_at is not None:
             return 0.0
         written = sum(n for n, r in zip(self.stats.nbytes, self.stats.is_read, strict=True)
                       if not r)  # fmt: skip
-        return self.zfs.txg.dirty_max / written if written else math.inf
+        return self.zfs.max_dirty / written if written else math.inf
 
     def _series(self, window: float) -> np.ndarray:
         times = np.asarray(self.stats.times)
@@ -1194,6 +1205,9 @@ class Engine:
         if len(series) < 20:
             return math.inf, 0.0, window
         cut = mser5_truncation(series)
+        filled_at = getattr(getattr(self, "zfs", None), "filled_at", None)
+        if filled_at is not None:  # measure after the write buffer has filled
+            cut = max(cut, math.ceil(filled_at / window))
         kept = series[cut:]
         if len(kept) < 10:
             return math.inf, cut * window, window
