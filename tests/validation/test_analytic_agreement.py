@@ -224,7 +224,7 @@ def test_analytic_rates_track_the_des():
 
 
 @pytest.mark.xfail(
-    reason="issue 5 goal not met yet: of 200 draws 105 were compared and 15 rates are off by "
+    reason="issue 5 goal not met yet: of 200 draws 133 were compared and 22 rates are off by "
     "15-67 % — buffered random writes of large calls into small records (the txg's share of "
     "indirect-block rewrites depends on the txg size, estimated here as 60 % of the dirty "
     "cap), randrw, wide raidz small-record reads under many jobs — and 8 read p99s are "
