@@ -126,12 +126,9 @@ def device_table(
     lo: float,
     hi: float,
     kmax: int,
-    streams: int = 1,
 ) -> DeviceTable:
     """The table for requests of ``nbytes`` over [``lo``, ``hi``) of the device (fractions of
-    its capacity), ``k`` = 1 … ``kmax`` outstanding. ``sequential`` with ``streams`` > 1:
-    that many sequential streams, each in its own slice of the region, served round-robin
-    (several fio jobs reading their files through one disk). Cached."""
+    its capacity), ``k`` = 1 … ``kmax`` outstanding; ``sequential``: one stream. Cached."""
     width = _quantize_width(hi - lo)
     lo_q = min(_quantize(lo), 1.0 - width)
     hi_q = lo_q + width
@@ -143,7 +140,6 @@ def device_table(
         lo_q,
         hi_q,
         int(kmax),
-        max(1, int(streams)) if sequential else 1,
     )
     table = _CACHE.get(key)
     if table is None:
@@ -243,7 +239,6 @@ def _table(
     lo: float,
     hi: float,
     kmax: int,
-    streams: int = 1,
 ) -> DeviceTable:
     depths = (*(d for d in DEPTHS if d < kmax), kmax)
     if is_write and profile.kind == "hdd":
@@ -253,7 +248,7 @@ def _table(
     service: tuple[float, ...] = ()
     responses = []
     for k in depths:
-        rate, times = _closed_loop(profile, nbytes, is_write, sequential, lo, hi, k, streams)
+        rate, times = _closed_loop(profile, nbytes, is_write, sequential, lo, hi, k)
         rates.append(rate)
         responses.append(tuple(sorted(times)))
         if k == 1:
@@ -274,7 +269,6 @@ def _closed_loop(
     lo: float,
     hi: float,
     k: int,
-    streams: int = 1,
 ) -> tuple[float, tuple[float, ...]]:
     rotating = profile.kind == "hdd"
     model = hdd.hdd_params(profile) if rotating else flash.flash_params(profile)
@@ -293,19 +287,14 @@ def _closed_loop(
         cached = model.cache_bytes / nbytes
         warmup = min(MAX_WARMUP, max(WARMUP, math.ceil(3 * cached)))
         completions = min(MAX_WARMUP, max(COMPLETIONS, math.ceil(8 * cached)))
-    slice_bytes = max(nbytes, span // streams) // sector * sector
-    cursors = [start + i * slice_bytes for i in range(streams)]
-    turn = [0]
+    cursor = [start]
     done_times: list[float] = []
     responses: list[float] = []
 
     def offset() -> int:
         if sequential:
-            i = turn[0] % streams
-            turn[0] += 1
-            at = cursors[i]
-            base = start + i * slice_bytes
-            cursors[i] = at + nbytes if at + 2 * nbytes <= base + slice_bytes else base
+            at = cursor[0]
+            cursor[0] = at + nbytes if at + 2 * nbytes <= start + span else start
             return at
         return start + int(rng.integers(0, max(1, span // sector))) * sector
 

@@ -669,14 +669,7 @@ class _Model:
         }
         if self.read_fraction >= 1.0:
             x, util, _ = self._read()
-            mean, p50, p99 = self._read_latency(x, self.seed)
-            read = DirectionStats(
-                bytes_per_s=x * self.bs,
-                iops=x,
-                latency_mean=mean,
-                latency_p50=p50,
-                latency_p99=p99,
-            )
+            read = _direction(x, self.bs, *self._read_latency(x, self.seed))
             threads = min(self.clients, self.cores)
             limit = _limit(util, x * self._call_cpu / threads)
             return read, DirectionStats(), limit, util, details
@@ -688,13 +681,7 @@ class _Model:
         latency = self.clients * queued / x if x > 0 else 0.0
         # the mean is Little's law; the spread of buffered write latency comes from the
         # write throttle and the txg cycle, which this engine does not model: no percentiles
-        write = DirectionStats(
-            bytes_per_s=x * self.bs,
-            iops=x,
-            latency_mean=latency,
-            latency_p50=None,
-            latency_p99=None,
-        )
+        write = _direction(x, self.bs, latency, None, None)
         util = self._bound_util(x, bounds)
         limit = self._bound_limit(bounds)
         return DirectionStats(), write, limit, util, details
