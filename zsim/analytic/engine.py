@@ -323,7 +323,7 @@ class _Model:
         write_busy: dict[int, float] | None = None,
         write_call: float = 0.0,
         write_sync: float = 0.0,
-    ) -> tuple[float, dict[str, float], float]:
+    ) -> tuple[float, dict[str, float]]:
         """Calls/s and utilisations of a random-read job, or of a mixed job whose calls are
         reads with probability ``share`` and buffered writes otherwise: those cost
         ``write_call`` s of client CPU and ``write_sync`` s of taskq CPU each, and their txg
@@ -406,7 +406,7 @@ class _Model:
                 util[f"disk:{name}"] = busy
             p99_parts.append((v.weight, table, max(1.0, k), touched))
         self._p99_parts = p99_parts
-        return x, util, 0.0
+        return x, util
 
     def _sig(self, v: _Vdev, nbytes: int) -> tuple:
         return (v.top.vdev.kind, len(v.top.vdev.devices), v.top.vdev.parity, v.lo, v.hi, nbytes)
@@ -461,7 +461,7 @@ class _Model:
         return max(self._leaf_reads(v)[0] for v in self.vdevs)
 
     # ---- writes
-    def _write(self, mixed: bool = False) -> tuple[float, dict[str, float], dict[str, float]]:
+    def _write(self, mixed: bool = False) -> tuple[float, dict[str, float]]:
         """Calls/s of a buffered write job and each bound's calls/s."""
         c = self.costs
         rs, bs = self.rs, self.bs
@@ -487,7 +487,6 @@ class _Model:
         # threads leave free: X = min(jobs, cores − min(taskq, X · sync)) / call (fixed point)
         bounds["client"] = _client_bound(self.clients, self.cores, self.taskq, call_cpu, sync_cpu)
         # the vdevs: sequential aggregated leaf writes at the async-write ceiling
-        record_rate = math.inf
         leaf_io_bytes = []
         for i, v in enumerate(self.vdevs):
             ios = v.top.leaf_ios(0, self.psize, True)
@@ -512,7 +511,6 @@ class _Model:
             per_record_leaf = (sum(io[2] for io in ios) + meta["asize"][i]) / leaves
             vdev_records = leaf_bytes_per_s / per_record_leaf
             bounds[f"vdev{i}"] = vdev_records / v.weight / records_per_call
-            record_rate = min(record_rate, vdev_records / v.weight)
         # memory bus
         write_traffic = memory.write_record_bytes(
             rs,
@@ -541,7 +539,7 @@ class _Model:
         if bus_name:
             bounds[bus_name] = bus
         self._txg_cycle(bounds, leaf_io_bytes, records_per_call)
-        return min(bounds.values()), bounds, {"record_rate": record_rate}
+        return min(bounds.values()), bounds
 
     def _metadata_per_record(self) -> dict[str, Any]:
         """A record's share of the indirect blocks its txg rewrites (as the DES writes them:
@@ -631,14 +629,14 @@ class _Model:
         The txg's writes take a share of each leaf's time (their calls/s over the vdev's
         write capacity); reads get the rest. Solved by damped fixed-point iteration."""
         p = self.read_fraction
-        _, wbounds, _ = self._write(mixed=True)
+        _, wbounds = self._write(mixed=True)
         # every bound but the clients' (the closed network carries those) caps the writes
         cap = min(b for k, b in wbounds.items() if k != "client") / (1.0 - p)
         busy: dict[int, float] = {}
         x = 0.0
         util: dict[str, float] = {}
         for _ in range(40):
-            x_new, util, _ = self._read(p, busy, self._w_call, self._w_sync)
+            x_new, util = self._read(p, busy, self._w_call, self._w_sync)
             x_new = min(x_new, cap)
             x = x_new if x == 0.0 else 0.5 * (x + x_new)
             busy = {
@@ -668,14 +666,14 @@ class _Model:
             "validity": "in range",
         }
         if self.read_fraction >= 1.0:
-            x, util, _ = self._read()
+            x, util = self._read()
             read = _direction(x, self.bs, *self._read_latency(x, self.seed))
             threads = min(self.clients, self.cores)
             limit = _limit(util, x * self._call_cpu / threads)
             return read, DirectionStats(), limit, util, details
         if self.read_fraction > 0.0:
             return self._mixed(details)
-        x, bounds, _ = self._write()
+        x, bounds = self._write()
         details.update({f"bound_{k}_calls_per_s": v for k, v in bounds.items()})
         queued = 1 if self.direct else self.slots
         latency = self.clients * queued / x if x > 0 else 0.0
