@@ -10,6 +10,7 @@ The public API (see ``DESIGN.md`` §5 and ``README.md``)::
     zsim.simulate(sc, engine="des", seed=1).to_dict()
     zsim.sweep(24, "seagate-ironwolf-12tb", engine="baseline").rows     # docs/sweep.md
     zsim.recommend(24, "seagate-ironwolf-12tb", min_usable="100TB", min_fault_tolerance=2)
+    zsim.resilver(sc).to_dict()                                          # docs/resilver.md
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 # ``zsim.sweep`` is the sweep package; its module is callable (see zsim/sweep/__init__.py).
-from zsim import sweep
+from zsim import resilver, sweep
 from zsim.capacity import CapacityReport, capacity, md_capacity
 from zsim.errors import CatalogError, LayoutError, UnitError, ZsimError
 from zsim.hardware.catalog import list_profiles, load_profile
@@ -44,6 +45,7 @@ __all__ = [
     "md_capacity",
     "parse_layout",
     "recommend",
+    "resilver",
     "scenario_from_dict",
     "simulate",
     "sweep",

@@ -97,6 +97,27 @@ def _build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--max-wall", type=float, default=60.0, help="wall-time cap, seconds")
     sim.add_argument("--json", action="store_true", help="print the JSON document")
 
+    res = sub.add_parser(
+        "resilver",
+        help="how long a resilver (rebuild) takes, and the risk of losing data meanwhile",
+        description="Simulate the resilver the scenario's [resilver] table describes (which "
+        "disk fails, how the data was written) at pool.fill, with the durability figures of "
+        "[durability] (docs/resilver.md, docs/durability.md).",
+    )
+    res.add_argument("scenario", help="scenario TOML file")
+    res.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    res.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override one scenario key, e.g. --set resilver.disk=sdc (repeatable)",
+    )
+    res.add_argument(
+        "--no-durability", action="store_true", help="skip the loss-probability Monte Carlo"
+    )
+    res.add_argument("--json", action="store_true", help="print the JSON document")
+
     val = sub.add_parser(
         "validate",
         help="predicted vs measured on the bundled reference sets, with errors",
@@ -479,6 +500,70 @@ def _workload_text(w: dict[str, Any]) -> str:
     )
 
 
+def _cmd_resilver(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    from zsim.resilver.run import simulate_resilver
+    from zsim.scenario import load_scenario
+
+    scenario = load_scenario(args.scenario, overrides=args.set)
+    result = simulate_resilver(scenario, seed=args.seed, durability=not args.no_durability)
+    return result.to_dict(), _resilver_text(result)
+
+
+def _hours(seconds: float | None) -> str:
+    return "—" if seconds is None else f"{format_time(seconds)} ({seconds / 3600:.2f} h)"
+
+
+def _resilver_text(r: Any) -> str:
+    sc = r.scenario
+    lines = [
+        f"scenario    {sc['pool']['layout']} of {sc['hardware']['disk_spec']}, "
+        f"fill {sc['pool']['fill']:.0%}, {r.disk} fails",
+    ]
+    if r.lost:
+        lines.append("resilver    none: the failed disk's data is lost (no redundancy)")
+    else:
+        lines += [
+            f"method      {r.method}" + (f", {r.spare} spare" if r.system == "zfs" else ""),
+            f"time        {_hours(r.seconds)}",
+            f"resilvered  {format_size(r.bytes_resilvered)} at {format_rate(r.bytes_per_s)}",
+            f"read        {format_size(r.bytes_read)} from the surviving disks",
+            f"limit       {r.limit}",
+        ]
+        if r.scrub_seconds is not None:
+            lines.append(f"scrub       {_hours(r.scrub_seconds)} (the whole pool)")
+        if r.total_seconds is not None and r.total_seconds != r.seconds:
+            lines.append(f"total       {_hours(r.total_seconds)} (rebuild, then its scrub)")
+        if r.progress:
+            marks = list(r.progress[1:])[:: max(1, len(r.progress) // 4)]
+            shares = [f"{b / max(1, r.bytes_resilvered):.0%} at {t / 3600:.1f} h" for t, b in marks]
+            lines.append("progress    " + ", ".join(shares))
+    if r.under_load:
+        u = r.under_load
+        lines.append(f"under load  {_hours(u['seconds'])}, limit {u['limit']}")
+        during = u.get("foreground_during")
+        alone = u.get("foreground_alone")
+        if during and alone:
+            for d in ("read", "write"):
+                if alone[d]["iops"]:
+                    lines.append(
+                        f"  workload {d}: {format_rate(during[d]['bytes_per_s'])} during vs "
+                        f"{format_rate(alone[d]['bytes_per_s'])} alone"
+                    )
+    if r.durability:
+        du = r.durability
+        years = du["mission_seconds"] / (365.25 * 86400)
+        lines += [
+            f"durability  AFR {du['afr']:.2%}, {years:.0f} years: "
+            f"P(loss) {du['loss_probability']:.3g} "
+            f"(95% CI {du['loss_probability_ci95'][0]:.3g}…{du['loss_probability_ci95'][1]:.3g})",
+            f"            P(unrecoverable block) {du['ure_probability']:.3g}; "
+            f"MTTDL formula {du['mttdl_seconds'] / (365.25 * 86400):.3g} years → "
+            f"P(loss) {du['mttdl_loss_probability']:.3g}",
+        ]
+    lines.extend(f"note: {n}" for n in r.notes)
+    return "\n".join(lines)
+
+
 def _cmd_validate(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     sets = list(dict.fromkeys(args.sets or ["ars", "disksim"]))
     known = ("ars", "disksim", "tnbench", "clemtibs")
@@ -592,6 +677,7 @@ def _show_value(key: str, value: Any) -> str:
 _COMMANDS = {
     "capacity": _cmd_capacity,
     "simulate": _cmd_simulate,
+    "resilver": _cmd_resilver,
     "validate": _cmd_validate,
     "layout": _cmd_layout,
     "models": _cmd_models,

@@ -32,12 +32,14 @@ from zsim.errors import ZsimError
 from zsim.hardware.catalog import DEVICE_KINDS, Profile, load_profile, parse_profile
 from zsim.layout.grammar import parse_layout
 from zsim.layout.tree import BtrfsArray, Layout, MdArray, VdevClass, ZfsLayout, ZpoolOnBlock
-from zsim.units import format_binary_size, parse_ashift, parse_rate, parse_size
+from zsim.units import format_binary_size, parse_ashift, parse_rate, parse_size, parse_time
 from zsim.zfs.version import CURRENT, ZfsVersion, check_layout_features, parse_zfs_version
 
 __all__ = [
+    "DurabilitySpec",
     "Hardware",
     "Pool",
+    "ResilverSpec",
     "Scenario",
     "ScenarioError",
     "Workload",
@@ -66,6 +68,10 @@ IOENGINES = ("libaio", "psync", "sync", "io_uring", "posixaio")
 DD_DIRECTIONS = ("write", "read")
 DD_SOURCES = ("zero", "urandom", "file")
 TRACE_FORMATS = ("disksim-validate",)
+WRITTEN_PATTERNS = ("sequential", "random")
+RESILVER_METHODS = ("auto", "healing", "sequential")
+SPARE_KINDS = ("auto", "new", "distributed")
+FAILURE_DISTRIBUTIONS = ("exponential", "weibull")
 
 #: Which workload keys each tool reads (``tool`` itself is read by all).
 TOOL_KEYS: dict[str, tuple[str, ...]] = {
@@ -91,7 +97,7 @@ class ScenarioError(ZsimError):
 class _Key:
     """How one scenario key is read: its kind, how a good value is described, an example."""
 
-    kind: str  # size | rate | int | float | bool | text | enum | ashift | profile | names
+    kind: str  # size | rate | time | int | float | bool | text | enum | ashift | profile | names
     expected: str  # completes "expected ...", e.g. "a whole number 9…16"
     example: str  # a good value as TOML text, e.g. '"128K"'
 
@@ -157,6 +163,26 @@ KEYS: dict[str, dict[str, _Key]] = {
         "source": _enum(DD_SOURCES, "zero"),
         "file": _Key("text", "a path to a trace file", '"traces/run1.txt"'),
         "format": _enum(TRACE_FORMATS, "disksim-validate"),
+    },
+    "resilver": {
+        "disk": _Key("text", "a device name from pool.layout", '"sdc"'),
+        "written": _enum(WRITTEN_PATTERNS, "sequential"),
+        "block_size": _Key("size", "0 or a power of two 512 B … 16 MiB", '"16K"'),
+        "method": _enum(RESILVER_METHODS, "healing"),
+        "spare": _enum(SPARE_KINDS, "new"),
+        "under_load": _Key("bool", "true or false", "true"),
+        "md_speed_limit_min": _Key("rate", "a rate above 0", '"1000KiB/s"'),
+        "md_speed_limit_max": _Key("rate", "a rate above 0", '"200000KiB/s"'),
+    },
+    "durability": {
+        "afr": _Key("float", "an annualized failure rate, a fraction 0…1", "0.015"),
+        "distribution": _enum(FAILURE_DISTRIBUTIONS, "exponential"),
+        "weibull_shape": _Key("float", "a Weibull shape above 0", "1.12"),
+        "ure_per_bit": _Key("float", "unrecoverable read errors per bit read, 0…1", "1e-15"),
+        "mission": _Key("time", "a duration above 0", '"5y"'),
+        "replace_after": _Key("time", "a duration, zero or more", '"24h"'),
+        "busy_fraction": _Key("float", "a fraction 0…1 of the time", "0.3"),
+        "trials": _Key("int", "a whole number ≥ 100", "20000"),
     },
 }
 TABLES = tuple(KEYS)
@@ -794,6 +820,105 @@ def _check_features(hardware: Hardware, pool: Pool) -> None:
 
 
 @dataclass(frozen=True)
+class ResilverSpec:
+    """The optional ``[resilver]`` table: which disk fails and how the data was written.
+
+    Attributes (unit; default):
+        disk: the leaf that fails, a device name from ``pool.layout`` (default ``""``: the
+            first leaf of the first data vdev, or the md array's first member).
+        written: sequential | random — how the data was written: large files streamed
+            (blocks contiguous on disk) or small random overwrites (blocks scattered, the
+            scan's extents short) (default ``"sequential"``).
+        block_size: bytes; the size of the blocks the data is in, when not
+            ``pool.recordsize`` (a zvol's volblocksize, e.g. 16 KiB); 0 = recordsize
+            (default 0).
+        method: auto | healing | sequential — ``healing`` walks the block tree and verifies
+            checksums (the only way on raidz); ``sequential`` is ``zpool replace -s`` on
+            mirrors and the rebuild to a dRAID distributed spare, followed by a scrub;
+            ``auto`` picks sequential for a dRAID distributed spare, else healing.
+        spare: auto | new | distributed — the replacement: a new disk in the failed disk's
+            slot, or a dRAID distributed spare (``auto``: distributed when the dRAID vdev
+            has spares).
+        under_load: run the scenario's workload during the resilver too, and report both
+            slowed down (default false).
+        md_speed_limit_min / md_speed_limit_max: bytes/s, md's
+            ``/proc/sys/dev/raid/speed_limit_min|max`` (defaults 1000 KiB/s and
+            200000 KiB/s, ``md.4``).
+    """
+
+    disk: str = ""
+    written: str = "sequential"
+    block_size: int = 0
+    method: str = "auto"
+    spare: str = "auto"
+    under_load: bool = False
+    md_speed_limit_min: float = 1000 * KiB
+    md_speed_limit_max: float = 200000 * KiB
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.disk, str):
+            raise _bad("resilver", "disk", self.disk)
+        _check_enum("resilver", "written", self.written, WRITTEN_PATTERNS)
+        _check_enum("resilver", "method", self.method, RESILVER_METHODS)
+        _check_enum("resilver", "spare", self.spare, SPARE_KINDS)
+        _check_block("resilver", "block_size", self.block_size, zero_ok=True)
+        if not isinstance(self.under_load, bool):
+            raise _bad("resilver", "under_load", self.under_load)
+        for key in ("md_speed_limit_min", "md_speed_limit_max"):
+            _check_real("resilver", key, getattr(self, key), 1e-9)
+        if self.md_speed_limit_min > self.md_speed_limit_max:
+            raise ScenarioError(
+                f"resilver.md_speed_limit_min ({self.md_speed_limit_min:.0f} B/s) is above "
+                f"md_speed_limit_max ({self.md_speed_limit_max:.0f} B/s); md needs min ≤ max"
+            )
+
+
+YEAR = 365.25 * 86400.0
+
+
+@dataclass(frozen=True)
+class DurabilitySpec:
+    """The optional ``[durability]`` table: how disks fail, for the loss probability.
+
+    Attributes (unit; default):
+        afr: annualized failure rate, a fraction (default ``None``: the disk profile's
+            ``afr``, else 1 − exp(−8766 h / ``mtbf_hours``) from its datasheet MTBF; field
+            rates are usually higher — Schroeder & Gibson, FAST 2007).
+        distribution: exponential | weibull time to failure (default ``"exponential"``).
+        weibull_shape: the Weibull shape β (default 1.12, Elerath & Pecht's field fit).
+        ure_per_bit: unrecoverable read errors per bit read (default 1e-15, the NAS and
+            enterprise datasheet class; desktop drives state 1e-14).
+        mission: seconds of service to assess (default 5 years of 365.25 days).
+        replace_after: seconds from a failure to the start of its rebuild — finding the
+            failure and putting a disk in (default 24 h; a dRAID distributed spare and a hot
+            spare start at once: set 0).
+        busy_fraction: share of the time the pool runs its workload; that share of
+            rebuilds runs under load (default 0: rebuilds run on an idle pool).
+        trials: Monte Carlo trials (default 20000).
+    """
+
+    afr: float | None = None
+    distribution: str = "exponential"
+    weibull_shape: float = 1.12
+    ure_per_bit: float = 1e-15
+    mission: float = 5 * YEAR
+    replace_after: float = 24 * 3600.0
+    busy_fraction: float = 0.0
+    trials: int = 20000
+
+    def __post_init__(self) -> None:
+        if self.afr is not None:
+            _check_real("durability", "afr", self.afr, 1e-12, 1.0 - 1e-12)
+        _check_enum("durability", "distribution", self.distribution, FAILURE_DISTRIBUTIONS)
+        _check_real("durability", "weibull_shape", self.weibull_shape, 1e-6, 100.0)
+        _check_real("durability", "ure_per_bit", self.ure_per_bit, 0.0, 1.0)
+        _check_real("durability", "mission", self.mission, 1.0)
+        _check_real("durability", "replace_after", self.replace_after, 0.0)
+        _check_real("durability", "busy_fraction", self.busy_fraction, 0.0, 1.0)
+        _check_whole("durability", "trials", self.trials, 100, 10_000_000)
+
+
+@dataclass(frozen=True)
 class Scenario:
     """One simulation's input: hardware, pool and workload, plus an optional ``name``.
 
@@ -804,9 +929,17 @@ class Scenario:
     pool: Pool
     workload: Workload
     name: str = ""
+    resilver: ResilverSpec = ResilverSpec()
+    durability: DurabilitySpec = DurabilitySpec()
 
     def __post_init__(self) -> None:
-        for key, kind in (("hardware", Hardware), ("pool", Pool), ("workload", Workload)):
+        for key, kind in (
+            ("hardware", Hardware),
+            ("pool", Pool),
+            ("workload", Workload),
+            ("resilver", ResilverSpec),
+            ("durability", DurabilitySpec),
+        ):
             if not isinstance(getattr(self, key), kind):
                 raise ScenarioError(f"Scenario.{key} must be a {kind.__name__}")
         if not isinstance(self.name, str):
@@ -828,6 +961,8 @@ class Scenario:
             "hardware": hardware,
             "pool": asdict(self.pool),
             "workload": asdict(self.workload),
+            "resilver": asdict(self.resilver),
+            "durability": asdict(self.durability),
         }
 
     def to_toml(self) -> str:
@@ -839,7 +974,11 @@ class Scenario:
             ("hardware", _hardware_items(self.hardware)),
             ("pool", _pool_items(self.pool)),
             ("workload", _workload_items(self.workload)),
+            ("resilver", _changed_items(self.resilver, ResilverSpec())),
+            ("durability", _changed_items(self.durability, DurabilitySpec())),
         ):
+            if not items and table in ("resilver", "durability"):
+                continue
             lines += ["", f"[{table}]"]
             lines += [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in items.items()]
         return "\n".join(lines) + "\n"
@@ -907,6 +1046,16 @@ def _pool_items(pool: Pool) -> dict[str, Any]:
     return items
 
 
+def _changed_items(spec: Any, default: Any) -> dict[str, Any]:
+    """The keys of an optional table that differ from its defaults (sizes as exact text)."""
+    items = {}
+    for f in fields(spec):
+        value = getattr(spec, f.name)
+        if value != getattr(default, f.name):
+            items[f.name] = _size_text(value) if f.name == "block_size" else value
+    return items
+
+
 def _workload_items(work: Workload) -> dict[str, Any]:
     items: dict[str, Any] = {"tool": work.tool}
     for key in TOOL_KEYS[work.tool]:
@@ -928,6 +1077,8 @@ def _convert(section: str, key: str, raw: Any) -> Any:
             return parse_size(raw)
         if kind == "rate":
             return parse_rate(raw)
+        if kind == "time":
+            return parse_time(raw)
     except ZsimError as err:
         raise _bad(section, key, raw, str(err)) from None
     valid = {
@@ -1061,6 +1212,8 @@ def _build(data: Mapping[str, Any], base: Path) -> Scenario:
         pool=_pool(_table(data, "pool")),
         workload=_workload(_table(data, "workload"), base),
         name=data.get("name", ""),
+        resilver=ResilverSpec(**_table(data, "resilver")),
+        durability=DurabilitySpec(**_table(data, "durability")),
     )
 
 

@@ -41,12 +41,14 @@ _TIME_UNITS = {
     "ns": 1e-9,
     "min": 60.0,
     "h": 3600.0,
+    "d": 86400.0,
+    "y": 365.25 * 86400.0,  # a Julian year, as AFRs and mission times use
 }
 _COUNT_UNITS = {"": 1, "k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9}
 
 SIZE_EXAMPLES = "'12TB', '10.9TiB', '128K', '4096'"
 RATE_EXAMPLES = "'180MB/s', '1.5GiB/s', '6Gb/s'"
-TIME_EXAMPLES = "'8.5ms', '80us', '2s'"
+TIME_EXAMPLES = "'8.5ms', '80us', '2s', '24h', '5y'"
 
 
 def _split(text: str, what: str, examples: str) -> tuple[float, str]:

@@ -148,15 +148,17 @@ def test_draid_degraded_read_reads_the_whole_group_when_data_is_missing(spec, se
     assert top.leaf_ios(offset, psize, True) == surviving
 
 
-def test_draid_failed_spare_position_idles_the_named_disk():
-    # draid2:4d:1s:11c: the model spreads groups over leaves 0…9; leaf 10 fails
+def test_draid_failed_child_idles_the_named_disk_and_every_other_child_works():
+    # draid2:4d:1s:11c: slices permute all 11 children (the spare space moves with them),
+    # so any child holds data; the failed one, and only it, takes no I/O
     top, disks = _top("draid2:4d:1s:11c", {10})
-    assert isinstance(top.leaves[9], MissingLeaf) and top.leaves[9].device is disks[10]
-    for block in range(0, 600, 6):
-        top.io(block << ASHIFT, 16384, False, SYNC_READ, lambda: None)
-        top.io(block << ASHIFT, 16384, True, ASYNC_WRITE, lambda: None)
-    assert disks[10].ios == [] and disks[9].ios == []
-    assert all(disks[i].ios for i in range(9))
+    assert isinstance(top.leaves[10], MissingLeaf) and top.leaves[10].device is disks[10]
+    group = 6 * (16 << 20)  # one redundancy group: 6 columns of 16 MiB rows
+    for g in range(0, 400):
+        top.io(g * group, 16384, False, SYNC_READ, lambda: None)
+        top.io(g * group, 16384, True, ASYNC_WRITE, lambda: None)
+    assert disks[10].ios == []
+    assert all(disks[i].ios for i in range(10))
 
 
 def test_top_vdev_refuses_more_failures_than_it_survives():

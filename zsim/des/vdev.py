@@ -23,15 +23,22 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from zsim.des.hardware import Device, DevIO
-from zsim.layout.draid import draid_asize
+from zsim.layout.draid import draid_columns
 from zsim.layout.raidz import raidz_columns
 from zsim.layout.tree import Vdev
 
 Callback = Callable[[], None]
 
-SYNC_READ, SYNC_WRITE, ASYNC_READ, ASYNC_WRITE = 0, 1, 2, 3
-# (min_active, max_active) per class, vdev_queue.c defaults (async_write max is dynamic)
-CLASS_LIMITS = ((10, 10), (10, 10), (1, 3), (2, 10))
+SYNC_READ, SYNC_WRITE, ASYNC_READ, ASYNC_WRITE, SCRUB, REBUILD = 0, 1, 2, 3, 4, 5
+# (min_active, max_active) per class, vdev_queue.c defaults (async_write max is dynamic;
+# scrub's max was 2 before 2.1, see LeafQueue.scan_max). SCRUB carries scrub and healing
+# resilver I/O, REBUILD sequential rebuild (2.0+).
+CLASS_LIMITS = ((10, 10), (10, 10), (1, 3), (2, 10), (1, 3), (1, 3))
+NCLASSES = len(CLASS_LIMITS)
+INTERACTIVE = 4  # classes below this are interactive (vdev_queue_is_interactive())
+# zfs_vdev_nia_delay: non-interactive completions, since the last interactive one, before a
+# leaf counts as idle and scrub/rebuild may use their max_active (2.1+)
+NIA_DELAY = 5
 READ_GAP_LIMIT = 32 * 1024  # zfs_vdev_read_gap_limit
 # zfs_vdev_write_gap_limit: raidz skip (padding) sectors are written as optional I/Os that
 # bridge gaps up to this size, so adjacent blocks still aggregate
@@ -54,6 +61,10 @@ class LeafQueue:
     """``vdev_queue`` of one leaf: issue by class limits, aggregate adjacent I/Os.
 
     FIFO classes are deques; LBA-ordered classes are heaps of ``(offset, seq, zio)``.
+    Non-interactive classes (scrub, rebuild) get ``scan_max`` active I/Os only while the leaf
+    is idle when ``nia`` is set (OpenZFS 2.1+: no interactive I/O active and
+    :data:`NIA_DELAY` non-interactive completions since the last interactive one), else
+    their min_active of 1 — on a busy pool a resilver runs about one I/O deep per disk.
     """
 
     _seq = itertools.count()
@@ -62,12 +73,16 @@ class LeafQueue:
         self.device = device
         self.aggregation_limit = aggregation_limit
         self.fifo: list[deque[Zio]] = [deque(), deque()]  # sync_read, sync_write
-        self.heaps: list[list[tuple[int, int, Zio]]] = [[], []]  # async_read, async_write
-        self.active = [0, 0, 0, 0]
+        # async_read, async_write, scrub, rebuild
+        self.heaps: list[list[tuple[int, int, Zio]]] = [[] for _ in range(NCLASSES - 2)]
+        self.active = [0] * NCLASSES
         self.async_write_max = CLASS_LIMITS[ASYNC_WRITE][1]
+        self.scan_max = CLASS_LIMITS[SCRUB][1]
+        self.nia = False
+        self.nia_completions = NIA_DELAY  # non-interactive completions since an interactive one
         self.last_offset = 0
         self.waiting = 0
-        self.qlen = [0, 0, 0, 0]  # queued (not yet issued) I/Os per class
+        self.qlen = [0] * NCLASSES  # queued (not yet issued) I/Os per class
 
     def add(self, zio: Zio) -> None:
         if zio.klass < ASYNC_READ:
@@ -85,17 +100,26 @@ class LeafQueue:
         return self.waiting + sum(self.active)
 
     def _max_active(self, klass: int) -> int:
-        return self.async_write_max if klass == ASYNC_WRITE else CLASS_LIMITS[klass][1]
+        if klass == ASYNC_WRITE:
+            return self.async_write_max
+        if klass >= INTERACTIVE:
+            if self.nia and (self.nia_completions < NIA_DELAY or any(self.active[:INTERACTIVE])):
+                return CLASS_LIMITS[klass][0]
+            return self.scan_max
+        return CLASS_LIMITS[klass][1]
 
     def _next_class(self) -> int | None:
         active, qlen = self.active, self.qlen
-        for klass in range(4):
+        for klass in range(NCLASSES):
             if qlen[klass] and active[klass] < CLASS_LIMITS[klass][0]:
                 return klass
-        for klass in range(4):
+        for klass in range(INTERACTIVE):
             if qlen[klass] and active[klass] < (
                 self.async_write_max if klass == ASYNC_WRITE else CLASS_LIMITS[klass][1]
             ):
+                return klass
+        for klass in range(INTERACTIVE, NCLASSES):
+            if qlen[klass] and active[klass] < self._max_active(klass):
                 return klass
         return None
 
@@ -164,6 +188,7 @@ class LeafQueue:
 
     def _complete(self, group: list[Zio], klass: int) -> None:
         self.active[klass] -= 1
+        self.nia_completions = 0 if klass < INTERACTIVE else self.nia_completions + 1
         for zio in group:
             zio.done()
         self._issue()
@@ -247,15 +272,6 @@ class TopVdev:
                 f"{vdev.fault_tolerance}: the pool is FAULTED"
             )
         self.leaves = leaves = list(self.leaves)
-        if vdev.kind == "draid":
-            # The model rotates groups over the first width − spares leaves and leaves the
-            # others idle (the distributed spare space). dRAID's permutations make all
-            # children alike, so a failed child past them swaps places with the last healthy
-            # child inside them: that one idles instead, as a spare's stand-in.
-            for i in sorted(i for i in failed if i >= self.ndisks):
-                j = max(k for k in range(self.ndisks) if k not in failed)
-                leaves[i], leaves[j] = leaves[j], leaves[i]
-                failed = (failed - {i}) | {j}
         for i in failed:
             leaves[i] = MissingLeaf(leaves[i].device, leaves[i].aggregation_limit)
         self.failed = frozenset(failed)
@@ -289,19 +305,9 @@ class TopVdev:
             )
             skip = 0 if is_write else self.vdev.parity
             return [col for col in columns[skip:] if col[2]]
-        # dRAID: whole rows of D data + P parity sectors; groups rotate over the non-spare
-        # children so every child shares the load (vdev_draid.c permutes them likewise).
-        rows = draid_asize(psize, self.ashift, self.vdev.ndata, self.vdev.parity) // (
-            self.vdev.draid_groupwidth << self.ashift
-        )
-        start = offset >> self.ashift
-        ios = []
-        for c in range(self.vdev.draid_groupwidth):
-            if not is_write and c < self.vdev.parity:
-                continue
-            leaf = (start + c) % self.ndisks
-            ios.append((leaf, ((start + c) // self.ndisks) * sector, rows * sector))
-        return ios
+        # dRAID: whole rows of D data + P parity sectors in one group, read without parity
+        columns = self.block_columns(offset, psize)
+        return columns[self.vdev.parity :] if not is_write else columns
 
     def _degraded_leaf_ios(
         self, offset: int, psize: int, is_write: bool
@@ -316,17 +322,7 @@ class TopVdev:
             if is_write:
                 return [(i, offset, size) for i in self._alive]
             return [(self._pick_mirror_child(offset), offset, size)]
-        if vdev.kind == "raidz":
-            columns, _, _ = raidz_columns(offset, psize, self.ashift, vdev.width, vdev.parity)
-        else:
-            rows = draid_asize(psize, self.ashift, vdev.ndata, vdev.parity) // (
-                vdev.draid_groupwidth << self.ashift
-            )
-            start = offset >> self.ashift
-            columns = [
-                ((start + c) % self.ndisks, ((start + c) // self.ndisks) * sector, rows * sector)
-                for c in range(vdev.draid_groupwidth)
-            ]
+        columns = self.block_columns(offset, psize)
         surviving = [col for col in columns if col[2] and col[0] not in failed]
         if is_write:
             return surviving
@@ -337,6 +333,28 @@ class TopVdev:
         self.reconstructions += 1
         self.reconstruct_bytes += self._rebuilt
         return surviving
+
+    def block_columns(self, offset: int, psize: int) -> list[tuple[int, int, int]]:
+        """Every column of a raidz or dRAID block, parity first: (leaf, leaf offset, bytes),
+        whatever is missing (what a scrub or resilver reads and writes)."""
+        vdev = self.vdev
+        if vdev.kind == "raidz":
+            columns, _, _ = raidz_columns(offset, psize, self.ashift, vdev.width, vdev.parity)
+            return columns
+        if vdev.kind != "draid":
+            raise ValueError(f"{vdev.kind} vdevs have no columns")
+        columns, _ = draid_columns(
+            offset, psize, self.ashift, vdev.width, vdev.nspares, vdev.ndata, vdev.parity
+        )
+        return columns
+
+    def draid_spares(self, offset: int, psize: int) -> tuple[int, ...]:
+        """The children holding the distributed spare space of the slice ``offset`` is in."""
+        vdev = self.vdev
+        _, spares = draid_columns(
+            offset, psize, self.ashift, vdev.width, vdev.nspares, vdev.ndata, vdev.parity
+        )
+        return spares
 
     def _pick_mirror_child(self, offset: int) -> int:
         """``vdev_mirror_child_select()``: least load = active I/Os + seek penalty

@@ -1,0 +1,115 @@
+"""The pool's loss probabilities from its simulated rebuild times (:mod:`zsim.reliability`).
+
+The redundancy groups come from the layout (a mirror, a raidz vdev, a dRAID vdev — its
+children fail together as one group —, an md array or its RAID10 pairs, a stripe's single
+disks); each group's rebuild window is ``durability.replace_after`` (0 for a dRAID distributed
+spare, which ZED activates at once) plus the simulated resilver time, idle or under load in
+the shares ``durability.busy_fraction`` gives. Vdevs of another shape than the one simulated
+take its time: each of their disks holds about the same allocated bytes (an approximation).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from zsim.errors import ZsimError
+from zsim.layout.tree import MdArray, ZfsLayout, ZpoolOnBlock
+from zsim.reliability import FailureModel, GroupSpec, RebuildWindow, afr_from_mtbf, durability
+from zsim.resilver.result import ResilverResult
+from zsim.resilver.target import ResilverTarget
+from zsim.scenario import Scenario
+
+
+def failure_model(sc: Scenario) -> FailureModel:
+    """``[durability]`` and the disk profile → a :class:`FailureModel` (AFR from the
+    table, else the profile's ``afr``, else its datasheet MTBF)."""
+    spec, disk = sc.durability, sc.hardware.disk
+    afr = spec.afr
+    if afr is None and disk.afr is not None:
+        afr = disk.afr
+    if afr is None and disk.mtbf_hours:
+        afr = afr_from_mtbf(disk.mtbf_hours)
+    if afr is None:
+        raise ZsimError(
+            f"no failure rate for {disk.name!r}: its profile has neither afr nor mtbf_hours; "
+            f"set durability.afr (e.g. afr = 0.015 in [durability])"
+        )
+    return FailureModel(
+        afr=afr,
+        distribution=spec.distribution,
+        weibull_shape=spec.weibull_shape,
+        ure_per_bit=spec.ure_per_bit,
+    )
+
+
+def _windows(sc: Scenario, result: ResilverResult, scale: float, delay: float) -> RebuildWindow:
+    idle = (result.seconds or 0.0) * scale + delay
+    busy = sc.durability.busy_fraction
+    loaded = result.under_load.get("seconds") if result.under_load else None
+    if busy > 0 and loaded:
+        return RebuildWindow((max(idle, 1.0), max(loaded * scale + delay, 1.0)), (1 - busy, busy))
+    return RebuildWindow.fixed(max(idle, 1.0))
+
+
+def pool_groups(sc: Scenario, target: ResilverTarget, result: ResilverResult) -> list[GroupSpec]:
+    """The pool's redundancy groups, each with its rebuild window and read bytes."""
+    layout = sc.layout_tree()
+    if isinstance(layout, ZpoolOnBlock):
+        layout = layout.block
+    delay = sc.durability.replace_after
+    if isinstance(layout, MdArray):
+        window = _windows(sc, result, 1.0, delay)
+        read = float(result.bytes_read)
+        n = layout.width
+        shape = {
+            0: (1, 0, n),
+            1: (n, n - 1, 1),
+            10: (2, 1, n // 2),
+            5: (n, 1, 1),
+            6: (n, 2, 1),
+        }[layout.level]
+        return [GroupSpec(shape[0], shape[1], shape[2], window, read, layout.compact())]
+    assert isinstance(layout, ZfsLayout)
+    shapes = Counter(v.compact() for v in layout.data_vdevs)
+    first = {v.compact(): v for v in layout.data_vdevs}
+    groups = []
+    base = float(target.resilver_bytes or 1)
+    for name, count in shapes.items():
+        vdev = first[name]
+        if vdev.kind == "disk":
+            groups.append(GroupSpec(1, 0, count, RebuildWindow.fixed(1.0), 0.0, name))
+            continue
+        # every child of every shape holds about `fill` of its disk, so a vdev of another
+        # shape rebuilds about the same bytes at the simulated rate: the same window
+        scale = 1.0
+        wait = 0.0 if (target.spare == "distributed" and vdev.kind == "draid") else delay
+        window = _windows(sc, result, scale, wait)
+        read = float(result.bytes_read) if result.bytes_read else base
+        groups.append(GroupSpec(vdev.width, vdev.fault_tolerance, count, window, read, name))
+    return groups
+
+
+def pool_durability(
+    sc: Scenario, target: ResilverTarget, result: ResilverResult, seed: int
+) -> dict[str, Any]:
+    """The :func:`zsim.reliability.durability` figures for ``sc``, as JSON-able data."""
+    model = failure_model(sc)
+    groups = pool_groups(sc, target, result)
+    out = durability(
+        groups, model, sc.durability.mission, trials=sc.durability.trials, seed=seed
+    ).to_dict()
+    out["afr"] = model.afr
+    out["groups"] = [
+        {
+            "name": g.name,
+            "disks": g.disks,
+            "tolerance": g.tolerance,
+            "count": g.count,
+            "window_seconds": list(g.window.seconds),
+            "window_weights": list(g.window.weights),
+            "rebuild_read_bytes": g.rebuild_read_bytes,
+        }
+        for g in groups
+    ]
+    return out

@@ -1,0 +1,342 @@
+"""``zsim.resilver(sc)``: how long a pool (or md array) is exposed after a disk dies.
+
+The time comes from windows of a discrete-event scan (:mod:`zsim.resilver.zfs_scan`,
+:mod:`zsim.resilver.md_rebuild`) spread along the allocated space; each window's rate covers
+its share of the bytes, so zoned disks (faster outside) and the scan's changing density are
+in the curve. The loss probabilities (:mod:`zsim.reliability`) take the simulated times as
+the rebuild windows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Any
+
+import numpy as np
+
+from zsim.des.engine import Engine, RunControl
+from zsim.des.vdev import MissingLeaf
+from zsim.errors import ZsimError
+from zsim.resilver.result import ResilverResult
+from zsim.resilver.target import ResilverTarget, resolve_target
+from zsim.resilver.zfs_scan import WindowStats, ZfsScan, window_quota
+from zsim.scenario import Scenario
+from zsim.zfs.arc import arc_max_bytes
+from zsim.zfs.scan import scan_tunables
+from zsim.zfs.version import parse_zfs_version
+
+#: windows along the allocated space (idle pool / under load)
+WINDOWS = 8
+LOADED_WINDOWS = 4
+WINDOW_WALL_CAP = 20.0  # s of wall time one window may take before it reports what it has
+BUSY = 0.85  # a resource this busy bounds the rate (as the simulate engines' `limit`)
+
+
+def simulate_resilver(sc: Scenario, seed: int = 1, *, durability: bool = True) -> ResilverResult:
+    """Simulate the resilver (rebuild) ``sc`` describes (``[resilver]``, ``pool.fill``).
+
+    Returns a :class:`ResilverResult`; raises :class:`ZsimError` for a resilver that cannot
+    exist (a disk not in the layout, raidz asked to rebuild sequentially, ...).
+    """
+    started = time.perf_counter()
+    target = resolve_target(sc)
+    if target.system == "lost":
+        result = _lost(sc, target, seed)
+    elif target.system == "md":
+        from zsim.resilver.md_rebuild import simulate_md_rebuild
+
+        result = simulate_md_rebuild(sc, target, seed)
+    else:
+        result = _zfs(sc, target, seed)
+    if durability:
+        from zsim.resilver.durability import pool_durability
+
+        result = dataclasses.replace(result, durability=pool_durability(sc, target, result, seed))
+    return dataclasses.replace(result, wall_seconds=time.perf_counter() - started)
+
+
+def _lost(sc: Scenario, target: ResilverTarget, seed: int) -> ResilverResult:
+    return ResilverResult(
+        system=target.system,
+        disk=target.disk,
+        method="none",
+        spare="none",
+        seconds=None,
+        bytes_resilvered=0,
+        bytes_per_s=0.0,
+        limit="no-redundancy",
+        lost=True,
+        seed=seed,
+        scenario=sc.to_dict(),
+        notes=(
+            f"{target.disk} is a vdev of its own (no mirror or parity): when it fails the "
+            f"pool loses the data on it — nothing can be resilvered",
+        ),
+    )
+
+
+# ---------------------------------------------------------------- ZFS
+
+
+def _degraded(sc: Scenario, disk: str | None) -> Scenario:
+    failed = tuple(sc.pool.failed) + ((disk,) if disk else ())
+    return dataclasses.replace(sc, pool=dataclasses.replace(sc.pool, failed=failed))
+
+
+def _engine(sc: Scenario, seed: int) -> Engine:
+    return Engine(sc, seed, RunControl())
+
+
+def _unit_shape(target: ResilverTarget, mode: str, segment: int) -> tuple[float, float]:
+    """(leaf I/Os, bytes per leaf) of one block (segment) the scan issues, roughly."""
+    vdev = target.vdev
+    assert vdev is not None
+    if vdev.kind == "mirror":
+        size = segment if mode == "sequential" else target.psize
+        return (2.0 if mode != "scrub" else float(vdev.width)), float(size)
+    width = vdev.draid_groupwidth if vdev.kind == "draid" else vdev.width
+    size = segment if mode == "sequential" else target.asize
+    return float(width), size / width
+
+
+def _warm_up(engine: Engine) -> None:
+    """Start the workload and run it past its start-up (the write buffer filled)."""
+    for job in engine.jobs:
+        job.start()
+    env = engine.env
+    writes = engine.read_fraction < 1.0
+    while env.now < 2.0 or (writes and engine.zfs.filled_at is None and env.now < 30.0):
+        env.run(until=env.now + 0.5)
+
+
+def _foreground(engine: Engine, start: float, end: float) -> dict[str, Any]:
+    """The workload's read and write rates and mean latency between ``start`` and ``end``."""
+    s = engine.stats
+    times = np.asarray(s.times)
+    keep = (times >= start) & (times < end)
+    span = max(end - start, 1e-12)
+    nbytes = np.asarray(s.nbytes)[keep]
+    is_read = np.asarray(s.is_read, dtype=bool)[keep]
+    lat = np.asarray(s.latencies)[keep]
+    out = {}
+    for name, mask in (("read", is_read), ("write", ~is_read)):
+        out[name] = {
+            "bytes_per_s": float(nbytes[mask].sum() / span),
+            "iops": float(mask.sum() / span),
+            "latency_mean_s": float(lat[mask].mean()) if mask.any() else 0.0,
+        }
+    return out
+
+
+def _scan_phase(
+    sc: Scenario,
+    target: ResilverTarget,
+    mode: str,
+    seed: int,
+    *,
+    under_load: bool = False,
+    windows: int = WINDOWS,
+) -> tuple[list[WindowStats], list[dict[str, Any]], Engine, ZfsScan]:
+    """Run ``windows`` windows of a scan; (window stats, foreground per window, engine)."""
+    resilvering = mode != "scrub"
+    degraded = _degraded(sc, target.disk if resilvering else None)
+    engine = _engine(degraded, seed)
+    version = parse_zfs_version(sc.hardware.zfs_version)
+    tunables = scan_tunables(version, sc.hardware.ram, arc_max_bytes(sc.hardware.ram, version))
+    n_data = len(sc.layout_tree().data_vdevs)  # type: ignore[union-attr]
+    tops = engine.zfs.all_tops[:n_data]
+    if resilvering:
+        top = tops[target.vdev_index]
+        leaf = next(
+            i
+            for i, q in enumerate(top.leaves)
+            if isinstance(q, MissingLeaf) and q.device.name == target.disk
+        )
+        lanes: list[tuple[Any, int | None]] = [(top, leaf)]
+    else:
+        lanes = [(t, None) for t in tops]
+    scan = ZfsScan(
+        engine,
+        mode,
+        tunables,
+        lanes=lanes,
+        psize=target.psize,
+        asize=target.asize,
+        fill=target.fill,
+        written=sc.resilver.written,
+        spare=target.spare if resilvering else "new",
+        seed=seed,
+    )
+    if under_load:
+        _warm_up(engine)
+    ios, _ = _unit_shape(target, mode, tunables.rebuild_segment)
+    # the measurement runs from the ramp to the last issue: the quota must outlast the
+    # blocks the scan may hold in flight several times over
+    # (capped: a dRAID rebuild may hold thousands of segments in flight, and the disks'
+    # queues then stay full to the end of the window anyway)
+    base = window_quota(ios)
+    quota = max(base, min(3 * scan.inflight_units(), 4 * base)) * len(lanes)
+    stats, foreground = [], []
+    for k in range(windows):
+        position = (k + 0.5) / windows
+        t0 = engine.env.now
+        w = scan.run_window(position, quota, WINDOW_WALL_CAP)
+        if w.seconds <= 0:
+            raise ZsimError(
+                f"the {mode} scan made no progress in its window at {position:.0%} of the "
+                f"allocated space; this is a zsim bug — please report the scenario"
+            )
+        stats.append(w)
+        if under_load:
+            foreground.append(_foreground(engine, t0, engine.env.now))
+    return stats, foreground, engine, scan
+
+
+def _integrate(
+    total: float, stats: list[WindowStats], rate_of: Any
+) -> tuple[float, tuple[tuple[float, int], ...], dict[str, float]]:
+    """Time to do ``total`` bytes when window k does ``total / K`` at its rate; the
+    progress curve; the time-weighted utilisation."""
+    share = total / len(stats)
+    t, done, points = 0.0, 0.0, [(0.0, 0)]
+    util: dict[str, float] = {}
+    times = []
+    for w in stats:
+        rate = rate_of(w)
+        seconds = share / rate if rate > 0 else float("inf")
+        times.append(seconds)
+        t += seconds
+        done += share
+        points.append((t, round(done)))
+    for w, seconds in zip(stats, times, strict=True):
+        for name, value in w.utilization.items():
+            util[name] = util.get(name, 0.0) + value * seconds / t
+    return t, tuple(points), util
+
+
+def _limit(util: dict[str, float], fallback: str = "scan") -> str:
+    if not util:
+        return fallback
+    name, busiest = max(util.items(), key=lambda kv: kv[1])
+    return name if busiest >= BUSY else fallback
+
+
+def _window_dicts(stats: list[WindowStats]) -> tuple[dict[str, Any], ...]:
+    out = []
+    for w in stats:
+        busiest = sorted(w.utilization.items(), key=lambda kv: -kv[1])[:4]
+        out.append(
+            {
+                "position": w.position,
+                "bytes_per_s": w.rate,
+                "examined_bytes_per_s": w.examine_rate,
+                "sim_seconds": w.seconds,
+                "busiest": {k: round(v, 4) for k, v in busiest},
+            }
+        )
+    return tuple(out)
+
+
+def _zfs(sc: Scenario, target: ResilverTarget, seed: int) -> ResilverResult:
+    mode = target.method
+    notes: list[str] = []
+    stats, _, _, _ = _scan_phase(sc, target, mode, seed)
+    total = float(target.resilver_bytes)
+    seconds, progress, util = _integrate(total, stats, lambda w: w.rate)
+    read_ratio = sum(w.read for w in stats) / max(1, sum(w.resilvered for w in stats))
+    limit = _limit(util)
+    scrub_seconds = None
+    total_seconds = seconds
+    scrub_stats, _, _, _ = _scan_phase(sc, target, "scrub", seed + 1, windows=WINDOWS // 2)
+    allocated_all = _pool_allocated(sc, target)
+    scrub_seconds, _, _ = _integrate(allocated_all, scrub_stats, lambda w: w.examine_rate)
+    if mode == "sequential":
+        total_seconds = seconds + scrub_seconds
+        notes.append(
+            f"sequential rebuild: redundancy is back after {seconds / 3600:.2f} h; the scrub "
+            f"that verifies the rebuilt blocks' checksums (zfs_rebuild_scrub_enabled) takes "
+            f"{scrub_seconds / 3600:.2f} h more"
+        )
+    under_load = None
+    if sc.resilver.under_load or sc.durability.busy_fraction > 0:
+        under_load = _under_load(sc, target, seed, total)
+    if target.resilver_bytes == 0:
+        notes.append("nothing is allocated on the vdev: the resilver has nothing to copy")
+    return ResilverResult(
+        system="zfs",
+        disk=target.disk,
+        method=mode,
+        spare=target.spare,
+        seconds=seconds,
+        bytes_resilvered=target.resilver_bytes,
+        bytes_per_s=total / seconds if seconds > 0 else 0.0,
+        limit=limit,
+        total_seconds=total_seconds,
+        scrub_seconds=scrub_seconds,
+        bytes_read=int(total * read_ratio),
+        bytes_examined=target.allocated,
+        progress=progress,
+        utilization={k: round(v, 4) for k, v in util.items()},
+        windows=_window_dicts(stats),
+        under_load=under_load,
+        seed=seed,
+        scenario=sc.to_dict(),
+        notes=tuple(notes),
+        details={
+            "vdev": target.vdev.compact() if target.vdev else "",
+            "block_psize": target.psize,
+            "block_asize": target.asize,
+            "allocated_on_vdev": target.allocated,
+            "fill": target.fill,
+            "written": sc.resilver.written,
+            "pool_allocated": allocated_all,
+        },
+    )
+
+
+def _pool_allocated(sc: Scenario, target: ResilverTarget) -> float:
+    """Allocated bytes (asize) over every data vdev, at the target's fill fraction."""
+    from zsim.capacity import capacity
+
+    cap = capacity(
+        sc.layout_tree(),
+        sc.hardware.disk.size_bytes,
+        ashift=sc.pool.ashift,
+        zfs_version=parse_zfs_version(sc.hardware.zfs_version),
+        partitioning=sc.pool.partitioning,
+        logical_sector=sc.hardware.disk.logical_sector_bytes,
+    )
+    return sum(target.fill * v.metaslab_bytes for v in cap.vdevs if v.vclass == "normal")
+
+
+def _under_load(sc: Scenario, target: ResilverTarget, seed: int, total: float) -> dict[str, Any]:
+    """The resilver with the scenario's workload running, and the workload with and without
+    the resilver."""
+    from zsim.des.engine import simulate_des
+
+    stats, foreground, _, _ = _scan_phase(
+        sc, target, target.method, seed, under_load=True, windows=LOADED_WINDOWS
+    )
+    seconds, progress, util = _integrate(total, stats, lambda w: w.rate)
+    weights = [w.seconds for w in stats]
+    during: dict[str, Any] = {}
+    for direction in ("read", "write"):
+        during[direction] = {
+            key: float(np.average([f[direction][key] for f in foreground], weights=weights))
+            for key in ("bytes_per_s", "iops", "latency_mean_s")
+        }
+    baseline = simulate_des(sc, seed=seed, control=RunControl(max_wall_seconds=20.0))
+    return {
+        "seconds": seconds,
+        "bytes_per_s": total / seconds if seconds > 0 else 0.0,
+        "limit": _limit(util, "foreground"),
+        "progress": [{"seconds": t, "bytes": b} for t, b in progress],
+        "foreground_during": during,
+        "foreground_alone": {
+            "read": baseline.read.to_dict(),
+            "write": baseline.write.to_dict(),
+            "limit": baseline.limit,
+        },
+        "windows": list(_window_dicts(stats)),
+    }

@@ -1,0 +1,413 @@
+"""A ZFS scan (healing resilver, sequential rebuild or scrub) on the discrete-event engine.
+
+The pool is the engine's own model (devices, bus, CPU, vdev queues, the column maps), built
+degraded, with the replacement disk on the failed disk's slot. A scan is simulated in
+*windows*: at each of several positions along the vdev's allocated space the scan issues a
+quota of blocks the way OpenZFS does and the window measures the rate; the whole resilver is
+the allocated bytes divided among the windows at their rates. The per-block events the result
+does not need (billions of 128K blocks on a 20 TB disk) are never simulated.
+
+How blocks are issued (``shared/notes/zfs-internals.md`` §2, §9; ``module/zfs/dsl_scan.c``,
+``vdev_rebuild.c``, ``vdev_raidz.c``, ``vdev_mirror.c``):
+
+* **healing resilver**: every block whose columns touch the failed leaf is read — raidz and
+  dRAID read every surviving column, parity included (``ZIO_FLAG_RESILVER``), and rebuild
+  the missing one; a mirror reads one healthy child chosen by load — its checksum verified,
+  and the missing column written to the new disk (async-write class). Narrow raidz blocks
+  that miss the failed leaf are skipped (``vdev_raidz_need_resilver()``). Sorted scan (0.8+):
+  blocks are issued in offset order; when the data was written randomly the blocks a scan
+  batch holds (its memory: 5 % of RAM) are a thinned sample of the span, so the issued
+  offsets skip over the rest. Legacy scan (< 0.8): blocks in block-tree order, i.e. random
+  offsets when the data was written randomly. An indirect block (1024 block pointers) is
+  read per 1024 blocks. In flight: ``zfs_scan_vdev_limit`` × data disks (sorted) or 32
+  blocks (legacy); scrub class per leaf, 2 or 3 active, 1 while the leaf is busy (2.1+).
+* **sequential rebuild** (mirrors, dRAID): allocated ranges in offset order, in segments of
+  at most 1 MiB, no checksums; a mirror copies from one child, dRAID reads every surviving
+  column of the segment's groups that include the failed child and writes the missing one —
+  to the new disk, or for a distributed spare to a surviving child outside the group.
+  ``zfs_rebuild_vdev_limit`` (64 MiB) × children in flight; rebuild class.
+* **scrub**: every block of every data vdev, all columns (raidz/dRAID) or all children
+  (mirror), checksums verified.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from zsim.des.engine import Engine
+from zsim.des.hardware import Busy
+from zsim.des.vdev import ASYNC_WRITE, REBUILD, SCRUB, LeafQueue, MissingLeaf, TopVdev, Zio
+from zsim.zfs.indirect import indirect_block
+from zsim.zfs.scan import SCAN_IO_BYTES, ScanTunables
+
+MiB = 1 << 20
+
+#: leaf I/Os a window aims to complete: enough for the disks' mechanics to average out
+#: (hundreds of I/Os per disk), few enough that a window costs well under a second of wall
+WINDOW_LEAF_IOS = 12000
+MIN_WINDOW_UNITS = 48
+#: the first share of a window's quota fills the queues; the rate is measured after it
+WINDOW_RAMP = 0.15
+
+
+@dataclass
+class WindowStats:
+    """One window's measurement. Times in simulated seconds, bytes."""
+
+    position: float  # where in the allocated span, 0…1
+    seconds: float
+    resilvered: int  # bytes written to the replacement (scrub: bytes verified)
+    read: int  # bytes read from the surviving disks
+    examined: int  # allocated bytes the scan walked (asize), including skipped blocks
+    utilization: dict[str, float] = field(default_factory=dict)
+    foreground: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def rate(self) -> float:
+        return self.resilvered / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def examine_rate(self) -> float:
+        return self.examined / self.seconds if self.seconds > 0 else 0.0
+
+
+def _area(busy: Busy, now: float) -> float:
+    return busy.area + busy.active * (now - busy.since)
+
+
+class _Lane:
+    """The scan of one top-level vdev: its unit generator, in-flight accounting, writes."""
+
+    def __init__(self, scan: ZfsScan, top: TopVdev, target_leaf: int | None):
+        self.scan, self.top = scan, top
+        self.target = target_leaf
+        self.inflight = 0  # bytes (sorted scan, rebuild) or blocks (legacy)
+        self.units: Iterator[tuple[int, int]] = iter(())
+        self.new_leaf: LeafQueue | None = None
+        self.alive = [i for i in range(len(top.leaves)) if i not in top.failed]
+
+
+class ZfsScan:
+    """Drives one scan mode over an :class:`Engine` whose pool is already degraded."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        mode: str,
+        tunables: ScanTunables,
+        *,
+        lanes: list[tuple[TopVdev, int | None]],
+        psize: int,
+        asize: int,
+        fill: float,
+        written: str,
+        spare: str = "new",
+        seed: int = 1,
+    ):
+        self.engine, self.env = engine, engine.env
+        self.mode, self.t = mode, tunables
+        self.psize, self.asize, self.fill, self.written = psize, asize, fill, written
+        self.spare = spare
+        self.rng = np.random.default_rng(seed)
+        costs = engine.costs
+        self.checksum_s = costs.checksum_per_byte
+        self.parity_s = costs.parity_per_byte
+        self.leaf_io_s = costs.leaf_io
+        self.zio_s = costs.zio
+        self.klass = REBUILD if mode == "sequential" else SCRUB
+        self.write_klass = REBUILD if mode == "sequential" else ASYNC_WRITE
+        version = engine.version
+        rotating = engine.sc.hardware.disk.kind == "hdd"
+        self.aggregation = (MiB if version.at_least(0, 8) else 128 << 10) if rotating else 128 << 10
+        self.lanes = [_Lane(self, top, leaf) for top, leaf in lanes]
+        for lane in self.lanes:
+            for leaf in lane.top.leaves:
+                leaf.scan_max = tunables.scrub_max_active
+                leaf.nia = tunables.nia
+            if lane.target is not None:
+                self._attach_replacement(lane)
+        meta_psize, _ = indirect_block(1, 1 << 40, engine.sc.pool.ashift, "none")
+        self.meta_psize = meta_psize
+        # the blocks one sorted-scan batch holds, over the blocks on the vdev
+        total_blocks = sum(max(1, int(fill * lane.top.space) // asize) for lane in self.lanes)
+        self.batch_share = min(1.0, tunables.memory_limit / SCAN_IO_BYTES / total_blocks)
+        self.window_open = False
+        self.quota = 0
+        self.issued_units = 0
+        self.done_units = 0
+        self.resilvered = 0
+        self.read = 0
+        self.examined = 0
+        self.walked = 0
+        self.meta_every = 1024  # block pointers per indirect block (128 KiB / 128 B)
+        self.finished = None
+        self.mark: dict[str, Any] | None = None
+        self.end_mark: dict[str, Any] | None = None
+
+    def inflight_units(self) -> int:
+        """Blocks (segments) the in-flight limits let the scan have out at once, per lane."""
+        lane = self.lanes[0]
+        limit = self._limit(lane)
+        if self.mode == "sequential":
+            return max(1, limit // self.t.rebuild_segment)
+        if not self.t.sorted:
+            return limit
+        return max(1, limit // self.asize)
+
+    # ---- set-up
+    def _attach_replacement(self, lane: _Lane) -> None:
+        top = lane.top
+        missing = top.leaves[lane.target]
+        if not isinstance(missing, MissingLeaf):
+            raise AssertionError("the resilvered leaf must be missing in the engine's pool")
+        if self.spare == "distributed":
+            return  # the slice's spare columns on surviving children take the writes
+        # the new disk sits in the failed disk's slot: same device model and bus path
+        leaf = LeafQueue(missing.device, self.aggregation)
+        leaf.scan_max, leaf.nia = self.t.scrub_max_active, self.t.nia
+        lane.new_leaf = leaf
+        self.engine.zfs.leaf_queues.append(leaf)  # follows the async-write ramp
+
+    def _limit(self, lane: _Lane) -> int:
+        top = lane.top
+        if self.mode == "sequential":
+            return max(MiB, self.t.rebuild_vdev_limit * len(top.leaves))
+        if not self.t.sorted:
+            return self.t.legacy_max_blocks
+        return self.t.inflight_bytes(top.data_disks)
+
+    # ---- what the window walks
+    def _units(self, lane: _Lane, position: float) -> Iterator[tuple[int, int]]:
+        """(vdev offset, bytes) of the blocks (segments) the scan issues from ``position``."""
+        top, asize, fill = lane.top, self.asize, self.fill
+        rng = self.rng
+        packed = self.written == "sequential"
+        span = int(fill * top.space) if packed else top.space
+        span = max(asize, span // asize * asize)
+        offset = int(position * span) // asize * asize
+        if self.mode == "sequential":
+            segment = self.t.rebuild_segment
+            while True:
+                if packed:
+                    yield offset % span, segment
+                    offset += segment
+                    continue
+                # aged free space: allocated runs and holes, geometric in blocks
+                run = asize * int(rng.geometric(max(1e-6, 1.0 - fill)))
+                while run > 0:
+                    size = min(segment, run)
+                    yield offset % span, size
+                    offset += size
+                    run -= size
+                offset += asize * int(rng.geometric(max(1e-6, fill)))
+        if not self.t.sorted and not packed:
+            while True:  # legacy scan: block-tree order is random on disk
+                yield int(rng.integers(0, span // asize)) * asize, asize
+        density = 1.0 if packed else max(1e-6, fill * self.batch_share)
+        while True:
+            yield offset % span, asize
+            offset += asize if density >= 1.0 else asize * int(rng.geometric(density))
+
+    # ---- a window
+    def run_window(self, position: float, quota: int, wall_cap: float) -> WindowStats:
+        """Issue ``quota`` blocks (segments) from ``position`` (0…1 of the span) and measure
+        from when :data:`WINDOW_RAMP` of them are done (the queues have filled) to when the
+        last is issued (the pipeline is still full); stop early at ``wall_cap`` seconds."""
+        env = self.env
+        self.quota, self.issued_units, self.done_units = quota, 0, 0
+        self.ramp_units = max(1, int(quota * WINDOW_RAMP))
+        self.mark: dict[str, Any] | None = None
+        self.end_mark: dict[str, Any] | None = None
+        self.finished = env.event()
+        for k, lane in enumerate(self.lanes):
+            lane.units = self._units(lane, (position + k * 0.37) % 1.0 if k else position)
+        self.window_open = True
+        for lane in self.lanes:
+            self._pump(lane)
+        start = time.perf_counter()
+        while not self.finished.triggered:
+            env.run(until=env.now + 0.25)
+            if time.perf_counter() - start > wall_cap:
+                break
+        self.window_open = False
+        end = self.end_mark or self._snapshot()
+        mark = self.mark or end
+        seconds = end["now"] - mark["now"]
+        util = {}
+        for name, area in end["areas"].items():
+            servers = end["servers"][name]
+            util[name] = (area - mark["areas"][name]) / (seconds * servers) if seconds > 0 else 0
+        stats = WindowStats(
+            position=position,
+            seconds=seconds,
+            resilvered=end["resilvered"] - mark["resilvered"],
+            read=end["read"] - mark["read"],
+            examined=end["examined"] - mark["examined"],
+            utilization=util,
+        )
+        # let the window's stragglers finish so the next window starts clean
+        settle = 0
+        while any(lane.inflight for lane in self.lanes) and settle < 400:
+            env.run(until=env.now + 0.05)
+            settle += 1
+        return stats
+
+    def _snapshot(self) -> dict[str, Any]:
+        eng, now = self.engine, self.env.now
+        areas, servers = {}, {}
+        for name, dev in eng.devices.items():
+            areas[f"disk:{name}"] = _area(dev.busy, now)
+            servers[f"disk:{name}"] = dev.busy.servers
+        for name, stage in eng.stages.items():
+            areas[name] = stage.passive_area if stage.passive else _area(stage.busy, now)
+            servers[name] = 1
+        areas["cpu"] = _area(eng.cpu.busy, now)
+        servers["cpu"] = eng.cpu.busy.servers
+        return {
+            "now": now,
+            "areas": areas,
+            "servers": servers,
+            "resilvered": self.resilvered,
+            "read": self.read,
+            "examined": self.examined,
+        }
+
+    def _pump(self, lane: _Lane) -> None:
+        limit = self._limit(lane)
+        legacy = not self.t.sorted and self.mode != "sequential"
+        skipped = 0
+        while self.window_open and self.issued_units < self.quota:
+            if lane.inflight >= limit:
+                return
+            offset, nbytes = next(lane.units)
+            if self.mode != "sequential":
+                self.walked += 1
+                if self.walked % self.meta_every == 0:
+                    self._meta_read(lane)
+            plan = self._plan(lane, offset, nbytes)
+            if plan is None:  # the block misses the failed leaf: nothing to do
+                self.examined += self.asize
+                skipped += 1
+                if skipped > 100 * self.quota:
+                    raise AssertionError("the scan finds no block on the failed leaf")
+                continue
+            self.issued_units += 1
+            cost = 1 if legacy else (nbytes if self.mode == "sequential" else self.asize)
+            lane.inflight += cost
+            self._issue(lane, plan, cost)
+            if self.issued_units == self.quota and self.mark is not None:
+                # the last unit is out: measure up to here, while the pipeline is still full
+                self.end_mark = self._snapshot()
+
+    def _unit_done(self, lane: _Lane, cost: int) -> None:
+        lane.inflight -= cost
+        self.done_units += 1
+        if self.window_open:
+            if self.done_units == self.ramp_units:
+                self.mark = self._snapshot()
+            if self.done_units >= self.quota and not self.finished.triggered:
+                self.finished.succeed()
+            self._pump(lane)
+
+    # ---- one block or segment
+    def _plan(
+        self, lane: _Lane, offset: int, nbytes: int
+    ) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, int]], int] | None:
+        """(reads, writes, data bytes) of one block or segment; ``None`` when it needs no
+        I/O (a resilver's block that misses the failed leaf)."""
+        top = lane.top
+        if self.mode != "sequential":
+            nbytes = self.psize  # a block: the units walk its allocation, asize apart
+        if top.vdev.kind == "mirror":
+            size = -(-nbytes // (1 << top.ashift)) << top.ashift
+            if self.mode == "scrub":
+                return [(i, offset, size) for i in lane.alive], [], size
+            reads = [(top._pick_mirror_child(offset), offset, size)]
+            return reads, [(lane.target, offset, size)], size
+        columns = top.block_columns(offset, nbytes)
+        data = sum(c[2] for c in columns[top.vdev.parity :])
+        if self.mode == "scrub":
+            return [c for c in columns if c[2]], [], data
+        lost = [c for c in columns if c[2] and c[0] == lane.target]
+        if not lost:
+            return None
+        reads = [c for c in columns if c[2] and c[0] not in top.failed]
+        writes = lost
+        if self.spare == "distributed":
+            spares = [i for i in top.draid_spares(offset, nbytes) if i not in top.failed]
+            if not spares:
+                raise AssertionError("a dRAID slice without a surviving spare column")
+            writes = [(spares[0], lost[0][1], lost[0][2])]
+        return reads, writes, data
+
+    def _issue(
+        self,
+        lane: _Lane,
+        plan: tuple[list[tuple[int, int, int]], list[tuple[int, int, int]], int],
+        cost: int,
+    ) -> None:
+        top = lane.top
+        reads, writes, data = plan
+        reconstruct = top.vdev.kind != "mirror" and self.mode != "scrub"
+        read_bytes = sum(r[2] for r in reads)
+        written = sum(w[2] for w in writes)
+
+        def finish() -> None:
+            if self.mode != "sequential":
+                self.examined += self.asize
+            self.read += read_bytes
+            self.resilvered += written if writes else data
+            self._unit_done(lane, cost)
+
+        def write_done() -> None:
+            left[1] -= 1
+            if left[1] == 0:
+                finish()
+
+        def issue_writes() -> None:
+            if not writes:
+                finish()
+                return
+            for leaf, leaf_offset, size in writes:
+                if lane.new_leaf is not None and leaf == lane.target:
+                    queue = lane.new_leaf
+                else:
+                    queue = top.leaves[leaf]
+                queue.add(Zio(leaf_offset, size, True, self.write_klass, write_done))
+
+        def read_done() -> None:
+            left[0] -= 1
+            if left[0]:
+                return
+            seconds = self.zio_s + (len(reads) + len(writes)) * self.leaf_io_s
+            traffic = float(read_bytes)
+            if self.mode != "sequential":  # checksums verified on every block
+                seconds += data * self.checksum_s
+                traffic += data
+            if reconstruct:
+                seconds += data * self.parity_s
+                traffic += data
+            self.engine.cpu.run(seconds, issue_writes, traffic, background=True)
+
+        left = [len(reads), len(writes)]
+        for leaf, leaf_offset, size in reads:
+            top.leaves[leaf].add(Zio(leaf_offset, size, False, self.klass, read_done))
+
+    def _meta_read(self, lane: _Lane) -> None:
+        """The indirect block above the next 1024 blocks: one random read of one copy."""
+        top = lane.top
+        offset = int(self.rng.integers(0, max(1, top.space // self.asize))) * self.asize
+        top.io(offset, self.meta_psize, False, self.klass, lambda: None)
+
+
+def window_quota(ios_per_unit: float) -> int:
+    """Blocks (segments) per window: about :data:`WINDOW_LEAF_IOS` leaf I/Os (before the
+    queues aggregate them) — what a window costs in wall time."""
+    by_ios = WINDOW_LEAF_IOS / max(1.0, ios_per_unit)
+    return max(MIN_WINDOW_UNITS, math.ceil(by_ios))

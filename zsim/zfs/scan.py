@@ -1,0 +1,73 @@
+"""Scrub, resilver and rebuild tunables of OpenZFS, by release.
+
+Sources (``module/zfs/dsl_scan.c``, ``vdev_rebuild.c``, ``vdev_queue.c``, ``man/man4/zfs.4``;
+summarised with their history in ``shared/notes/zfs-internals.md`` §2 and §9):
+
+* sorted ("sequential") scan since 0.8.0 (openzfs/zfs PR #6256); before it the scan walked the
+  block tree and issued each block as it was visited (``zfs_scan_legacy`` still selects that);
+* ``zfs_scan_vdev_limit``: bytes in flight per data disk of a top-level vdev, 4 MiB in
+  0.8–2.1, 16 MiB from 2.2; the pool-wide cap ``scn_maxinflight_bytes`` is
+  ``MIN(arc_c_max / 4, MAX(1 MiB, zfs_scan_vdev_limit × data disks))``; before 0.8
+  ``zfs_top_maxinflight`` = 32 blocks per top-level vdev;
+* the scrub class's max_active per leaf: 2 up to 2.0, 3 from 2.1; non-interactive I/O is held
+  at min_active while the leaf is busy from 2.1 (the nia logic);
+* sorted-scan memory: hard limit RAM / ``zfs_scan_mem_lim_fact`` (20); extents merge over
+  gaps ≤ ``zfs_scan_max_ext_gap`` (2 MiB);
+* sequential rebuild (2.0+): segments of ``zfs_rebuild_max_segment`` (1 MiB), and
+  ``zfs_rebuild_vdev_limit`` = 64 MiB in flight per leaf (the value in current
+  ``vdev_rebuild.c``, whose comment quotes a draid2:11d:106c HDD pool rebuilding at 1.2 GB/s
+  to a distributed spare; earlier releases are taken to have the same);
+* per-txg time: a resilver runs at least ``zfs_resilver_min_time_ms`` per txg (3000 ms) when
+  others wait for the sync (not modelled: see ``docs/resilver.md``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from zsim.zfs.version import ZfsVersion
+
+KiB, MiB = 1 << 10, 1 << 20
+
+#: bytes of kernel memory one queued block costs the sorted scan (a ``scan_io_t`` of the
+#: block pointer's DVA, birth and checksum plus its range-tree segment; dsl_scan.c keeps
+#: one of each per queued block) — an estimate, used only to size the scan's sorting window
+SCAN_IO_BYTES = 200
+
+
+@dataclass(frozen=True)
+class ScanTunables:
+    """What bounds a scan in one release. Bytes, counts and seconds."""
+
+    sorted: bool  # sorted (0.8+) vs legacy block-order scan
+    vdev_limit: int  # zfs_scan_vdev_limit, bytes in flight per data disk
+    legacy_max_blocks: int  # zfs_top_maxinflight (legacy scan), blocks per top-level vdev
+    scrub_max_active: int  # scrub class max_active per leaf
+    nia: bool  # non-interactive I/O held at min_active while the leaf is busy
+    memory_limit: int  # sorted-scan queue memory, bytes (hard limit)
+    max_ext_gap: int  # zfs_scan_max_ext_gap
+    rebuild: bool  # sequential rebuild available (2.0+)
+    rebuild_segment: int  # zfs_rebuild_max_segment
+    rebuild_vdev_limit: int  # zfs_rebuild_vdev_limit, bytes in flight per leaf
+    arc_max: int  # arc_c_max, for the pool-wide in-flight cap
+
+    def inflight_bytes(self, data_disks: int) -> int:
+        """``scn_maxinflight_bytes`` for one top-level vdev of ``data_disks`` data disks."""
+        return min(self.arc_max // 4, max(MiB, self.vdev_limit * data_disks))
+
+
+def scan_tunables(version: ZfsVersion, ram: int, arc_max: int) -> ScanTunables:
+    """The scan tunables of ``version`` on a host with ``ram`` bytes (see the module text)."""
+    return ScanTunables(
+        sorted=version.at_least(0, 8),
+        vdev_limit=(16 if version.at_least(2, 2) else 4) * MiB,
+        legacy_max_blocks=32,
+        scrub_max_active=3 if version.at_least(2, 1) else 2,
+        nia=version.at_least(2, 1),
+        memory_limit=ram // 20,
+        max_ext_gap=2 * MiB,
+        rebuild=version.at_least(2, 0),
+        rebuild_segment=MiB,
+        rebuild_vdev_limit=64 * MiB,
+        arc_max=arc_max,
+    )
