@@ -31,6 +31,7 @@ WINDOWS = 8
 LOADED_WINDOWS = 4
 WINDOW_WALL_CAP = 20.0  # s of wall time one window may take before it reports what it has
 BUSY = 0.85  # a resource this busy bounds the rate (as the simulate engines' `limit`)
+SCRUB_LANES = 4  # data vdevs a scrub simulates at once
 
 
 def simulate_resilver(sc: Scenario, seed: int = 1, *, durability: bool = True) -> ResilverResult:
@@ -155,7 +156,9 @@ def _scan_phase(
         )
         lanes: list[tuple[Any, int | None]] = [(top, leaf)]
     else:
-        lanes = [(t, None) for t in tops]
+        # a scrub walks every data vdev at once; up to SCRUB_LANES of them are simulated
+        # (the vdevs of one shape scan alike) and the shared stages scaled (_scrub_rate)
+        lanes = [(t, None) for t in tops[:SCRUB_LANES]]
     scan = ZfsScan(
         engine,
         mode,
@@ -250,7 +253,8 @@ def _zfs(sc: Scenario, target: ResilverTarget, seed: int) -> ResilverResult:
     total_seconds = seconds
     scrub_stats, _, _, _ = _scan_phase(sc, target, "scrub", seed + 1, windows=WINDOWS // 2)
     allocated_all = _pool_allocated(sc, target)
-    scrub_seconds, _, _ = _integrate(allocated_all, scrub_stats, lambda w: w.examine_rate)
+    n_data = len(sc.layout_tree().data_vdevs)  # type: ignore[union-attr]
+    scrub_seconds, _, _ = _integrate(allocated_all, scrub_stats, lambda w: _scrub_rate(w, n_data))
     if mode == "sequential":
         total_seconds = seconds + scrub_seconds
         notes.append(
@@ -293,6 +297,19 @@ def _zfs(sc: Scenario, target: ResilverTarget, seed: int) -> ResilverResult:
             "pool_allocated": allocated_all,
         },
     )
+
+
+def _scrub_rate(w: WindowStats, n_data: int) -> float:
+    """The pool's scrub rate from a window that scanned ``min(n_data, SCRUB_LANES)`` vdevs:
+    scaled by the vdevs not simulated, unless a stage all of them share (the HBA, an
+    expander, the CPU) would then be over 100 % busy — then that stage's capacity."""
+    simulated = min(n_data, SCRUB_LANES)
+    scale = n_data / simulated
+    shared = [v for k, v in w.utilization.items() if not k.startswith(("disk:", "link:"))]
+    busiest = max(shared, default=0.0)
+    if busiest * scale > 1.0:
+        scale = 1.0 / busiest
+    return w.examine_rate * scale
 
 
 def _pool_allocated(sc: Scenario, target: ResilverTarget) -> float:

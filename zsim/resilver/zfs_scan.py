@@ -43,6 +43,7 @@ import numpy as np
 from zsim.des.engine import Engine
 from zsim.des.hardware import Busy
 from zsim.des.vdev import ASYNC_WRITE, REBUILD, SCRUB, LeafQueue, MissingLeaf, TopVdev, Zio
+from zsim.layout.draid import DRAID_ROWHEIGHT, draid_columns
 from zsim.zfs.indirect import indirect_block
 from zsim.zfs.scan import SCAN_IO_BYTES, ScanTunables
 
@@ -54,6 +55,9 @@ WINDOW_LEAF_IOS = 12000
 MIN_WINDOW_UNITS = 48
 #: the first share of a window's quota fills the queues; the rate is measured after it
 WINDOW_RAMP = 0.15
+#: ... and measured until this share is done at the latest (the last unit's issue, when that
+#: comes first), before the queues drain
+WINDOW_TAIL = 0.7
 
 
 @dataclass
@@ -180,7 +184,7 @@ class ZfsScan:
             return max(MiB, self.t.rebuild_vdev_limit * len(top.leaves))
         if not self.t.sorted:
             return self.t.legacy_max_blocks
-        return self.t.inflight_bytes(top.data_disks)
+        return self.t.inflight_bytes(scan_data_disks(top.vdev))
 
     # ---- what the window walks
     def _units(self, lane: _Lane, position: float) -> Iterator[tuple[int, int]]:
@@ -194,6 +198,7 @@ class ZfsScan:
         if self.mode == "sequential":
             segment = self.t.rebuild_segment
             while True:
+                offset = self._relevant(lane, offset, span)
                 if packed:
                     yield offset % span, segment
                     offset += segment
@@ -211,8 +216,40 @@ class ZfsScan:
                 yield int(rng.integers(0, span // asize)) * asize, asize
         density = 1.0 if packed else max(1e-6, fill * self.batch_share)
         while True:
+            if density >= 1.0:
+                jumped = self._relevant(lane, offset, span)
+                self._walk(lane, (jumped - offset) // asize)
+                offset = jumped
             yield offset % span, asize
             offset += asize if density >= 1.0 else asize * int(rng.geometric(density))
+
+    def _relevant(self, lane: _Lane, offset: int, span: int) -> int:
+        """``offset``, or the start of the next dRAID group that holds the failed child: a
+        resilver has nothing to do in the others, and walking their blocks one by one would
+        only cost wall time (the scan still walks their metadata, see :meth:`_walk`)."""
+        top = lane.top
+        if lane.target is None or top.vdev.kind != "draid":
+            return offset
+        vdev = top.vdev
+        groupsz = vdev.draid_groupwidth * DRAID_ROWHEIGHT
+        group = (offset % span) // groupsz
+        base = offset - offset % span
+        for g in range(group, group + 4 * vdev.width):
+            columns, _ = draid_columns(
+                g * groupsz, 1, top.ashift, vdev.width, vdev.nspares, vdev.ndata, vdev.parity
+            )
+            if any(c[0] == lane.target for c in columns):
+                return max(offset, base + g * groupsz)
+        return offset
+
+    def _walk(self, lane: _Lane, blocks: int) -> None:
+        """The healing scan visits ``blocks`` more blocks: one indirect block read per 1024."""
+        if self.mode == "sequential" or blocks <= 0:
+            return
+        before = self.walked // self.meta_every
+        self.walked += blocks
+        for _ in range(min(self.walked // self.meta_every - before, 64)):
+            self._meta_read(lane)
 
     # ---- a window
     def run_window(self, position: float, quota: int, wall_cap: float) -> WindowStats:
@@ -222,6 +259,7 @@ class ZfsScan:
         env = self.env
         self.quota, self.issued_units, self.done_units = quota, 0, 0
         self.ramp_units = max(1, int(quota * WINDOW_RAMP))
+        self.tail_units = max(self.ramp_units + 1, int(quota * WINDOW_TAIL))
         self.mark: dict[str, Any] | None = None
         self.end_mark: dict[str, Any] | None = None
         self.finished = env.event()
@@ -286,10 +324,7 @@ class ZfsScan:
             if lane.inflight >= limit:
                 return
             offset, nbytes = next(lane.units)
-            if self.mode != "sequential":
-                self.walked += 1
-                if self.walked % self.meta_every == 0:
-                    self._meta_read(lane)
+            self._walk(lane, 1)
             plan = self._plan(lane, offset, nbytes)
             if plan is None:  # the block misses the failed leaf: nothing to do
                 self.examined += self.asize
@@ -311,6 +346,10 @@ class ZfsScan:
         if self.window_open:
             if self.done_units == self.ramp_units:
                 self.mark = self._snapshot()
+            elif self.done_units == self.tail_units and self.end_mark is None:
+                # all of the quota went out early (the in-flight limit is larger): stop the
+                # measurement before the queues drain unevenly
+                self.end_mark = self._snapshot()
             if self.done_units >= self.quota and not self.finished.triggered:
                 self.finished.succeed()
             self._pump(lane)
@@ -330,6 +369,10 @@ class ZfsScan:
                 return [(i, offset, size) for i in lane.alive], [], size
             reads = [(top._pick_mirror_child(offset), offset, size)]
             return reads, [(lane.target, offset, size)], size
+        if self.mode == "sequential":
+            # a rebuild segment is allocated (vdev) space: whole rows of D + P columns
+            row = top.vdev.draid_groupwidth << top.ashift
+            nbytes = max(1, nbytes // row) * (top.vdev.ndata << top.ashift)
         columns = top.block_columns(offset, nbytes)
         data = sum(c[2] for c in columns[top.vdev.parity :])
         if self.mode == "scrub":
@@ -404,6 +447,14 @@ class ZfsScan:
         top = lane.top
         offset = int(self.rng.integers(0, max(1, top.space // self.asize))) * self.asize
         top.io(offset, self.meta_psize, False, self.klass, lambda: None)
+
+
+def scan_data_disks(vdev: Any) -> int:
+    """``dsl_scan_count_data_disks()``: children less parity (mirror: 1; dRAID: its children
+    less spares and parity, not one group's D)."""
+    if vdev.kind == "mirror" or vdev.kind == "disk":
+        return 1
+    return vdev.width - vdev.nspares - vdev.parity
 
 
 def window_quota(ios_per_unit: float) -> int:
