@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -149,12 +150,6 @@ def test_draid_narrow_groups_rebuild_to_a_distributed_spare_faster_than_to_a_new
     assert narrow < new_disk / 2
 
 
-@pytest.mark.xfail(
-    reason="known miss (docs/resilver.md): with one spare column per dRAID slice the modelled "
-    "rebuild of wide groups (D=8 of 24 children) is slower than a new disk, where OpenZFS's "
-    "published curve has it scale with children/(D+P)",
-    strict=True,
-)
 def test_draid_distributed_rebuild_grows_with_the_group_width_and_beats_a_new_disk():
     wide = _draid_hours("draid1:8d:1s:24c", "distributed")
     assert _draid_hours("draid1:2d:1s:24c", "distributed") < wide
@@ -208,3 +203,15 @@ def test_cli_json_has_the_design_keys(tmp_path):
         text=True,
     )
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_resilver_under_load_slows_both_the_resilver_and_the_workload():
+    path = Path(__file__).parents[2] / "examples" / "scenarios" / "resilver-raidz2-8-ironwolf.toml"
+    sc = zsim.load_scenario(path, overrides=["resilver.under_load=true"])
+    r = zsim.resilver(sc, durability=False)
+    u = r.under_load
+    # on a busy pool the scrub class runs at min_active (1 per disk, OpenZFS 2.1+ nia logic)
+    assert u["seconds"] > 3 * r.seconds
+    during = u["foreground_during"]["read"]["bytes_per_s"]
+    alone = u["foreground_alone"]["read"]["bytes_per_s"]
+    assert 0 < during < 0.95 * alone
