@@ -156,6 +156,12 @@ def _build_parser() -> argparse.ArgumentParser:
     swp.add_argument(
         "--out", metavar="FILE", help="also write the table to FILE.csv or FILE.json (atomically)"
     )
+    swp.add_argument(
+        "--resilver",
+        action="store_true",
+        help="also simulate each layout's resilver time and loss probability (1-10 s per "
+        "layout; --set pool.fill=0.8, --set durability.afr=0.02 apply)",
+    )
 
     rec = sub.add_parser(
         "recommend",
@@ -275,7 +281,7 @@ def _sweep_kwargs(args: argparse.Namespace) -> dict[str, Any]:
 def _cmd_sweep(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     from zsim.sweep.table import sweep
 
-    table = sweep(**_sweep_kwargs(args), out=args.out)
+    table = sweep(**_sweep_kwargs(args), out=args.out, resilver=args.resilver)
     text = table.text()
     if args.out:
         text += f"\nwrote {args.out}"

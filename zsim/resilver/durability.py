@@ -83,7 +83,9 @@ def pool_groups(sc: Scenario, target: ResilverTarget, result: ResilverResult) ->
         # every child of every shape holds about `fill` of its disk, so a vdev of another
         # shape rebuilds about the same bytes at the simulated rate: the same window
         scale = 1.0
-        wait = 0.0 if (target.spare == "distributed" and vdev.kind == "draid") else delay
+        # a hot spare (ZED attaches it at once) or a dRAID distributed spare: no wait
+        hot = bool(layout.of_class("spare"))
+        wait = 0.0 if hot or (target.spare == "distributed" and vdev.kind == "draid") else delay
         window = _windows(sc, result, scale, wait)
         read = float(result.bytes_read) if result.bytes_read else base
         groups.append(GroupSpec(vdev.width, vdev.fault_tolerance, count, window, read, name))

@@ -24,8 +24,9 @@ otherwise) — see ``docs/sweep.md`` for the full list with units:
   USED+AVAIL), ``usable_tb`` (10^12 B), ``usable_tib`` (2^40 B), ``efficiency``
   (usable ÷ raw of all disks, hot spares included).
 * :data:`DURABILITY_COLUMNS`: ``fault_tolerance`` (disks that can fail, any of them, without
-  data loss). The resilver issue appends ``resilver_seconds`` and the probability of data
-  loss here; until then no column pretends to know them.
+  data loss); with ``resilver=True`` (``--resilver``) also
+  :data:`zsim.sweep.resilver.RESILVER_COLUMNS`: ``resilver_seconds``, ``resilver_limit``,
+  ``loss_probability``, ``ure_probability``, ``resilver_error``.
 * :data:`COST_COLUMNS`: ``price_usd`` (per disk), ``price_source`` (``"catalog"``,
   ``"command line"`` or None), ``cost_usd`` (all disks), ``usd_per_usable_tb``. None when
   no price is known — never guessed.
@@ -66,8 +67,8 @@ CAPACITY_COLUMNS: tuple[str, ...] = (
     "usable_tib",
     "efficiency",
 )
-#: Durability facts known exactly today. The resilver issue (not built yet) appends
-#: ``resilver_seconds`` and ``loss_probability`` to this tuple and fills them per row.
+#: Durability facts known from the layout alone; the simulated ones (resilver time, loss
+#: probability) follow them when asked for (:mod:`zsim.sweep.resilver`).
 DURABILITY_COLUMNS: tuple[str, ...] = ("fault_tolerance",)
 COST_COLUMNS: tuple[str, ...] = ("price_usd", "price_source", "cost_usd", "usd_per_usable_tb")
 #: Per-workload columns, named ``<workload>.<metric>``.
@@ -115,6 +116,7 @@ _FORBIDDEN_SETS = {
     "pool.layout": "the sweep varies the layout; list layouts with --layouts instead",
     "hardware.disk": "the sweep varies the disk; list disk models with --disk instead",
     "pool.failed": "degraded pools name devices of one layout; use 'zsim simulate' for them",
+    "resilver.disk": "a failed disk is a device of one layout; use 'zsim resilver' for it",
 }
 
 
@@ -448,9 +450,13 @@ def _draid_spares(text: str) -> int:
 # ---------------------------------------------------------------- running
 
 
-def columns_for(workloads: Sequence[str]) -> list[str]:
-    """The table's columns, in order, for these workload names."""
-    cols = [*LAYOUT_COLUMNS, *CAPACITY_COLUMNS, *DURABILITY_COLUMNS, *COST_COLUMNS]
+def columns_for(workloads: Sequence[str], resilver: bool = False) -> list[str]:
+    """The table's columns, in order, for these workload names (``resilver``: with the
+    resilver and durability columns)."""
+    from zsim.sweep.resilver import RESILVER_COLUMNS
+
+    extra = list(RESILVER_COLUMNS) if resilver else []
+    cols = [*LAYOUT_COLUMNS, *CAPACITY_COLUMNS, *DURABILITY_COLUMNS, *extra, *COST_COLUMNS]
     for w in workloads:
         cols.extend(f"{w}.{m}" for m in WORKLOAD_METRICS)
     cols.append("engine")
@@ -592,10 +598,11 @@ class SweepTable:
     streaming: dict[str, bool]
     rows: list[dict[str, Any]]
     notes: list[str] = field(default_factory=list)
+    resilver: bool = False
 
     @property
     def columns(self) -> list[str]:
-        return columns_for(self.workloads)
+        return columns_for(self.workloads, self.resilver)
 
     @property
     def engine(self) -> str:
@@ -609,7 +616,7 @@ class SweepTable:
             "zsim_version": __version__,
             "inputs": self.inputs,
             "columns": self.columns,
-            "units": UNITS,
+            "units": {**UNITS, **(_resilver_units() if self.resilver else {})},
             "notes": list(self.notes),
             "rows": [{c: r.get(c) for c in self.columns} for r in self.rows],
         }
@@ -633,6 +640,12 @@ class SweepTable:
     def text(self) -> str:
         """A compact text table (the ``zsim sweep`` output)."""
         return render_text(self)
+
+
+def _resilver_units() -> dict[str, str]:
+    from zsim.sweep.resilver import RESILVER_UNITS
+
+    return RESILVER_UNITS
 
 
 def check_out_path(path: str | Path) -> Path:
@@ -782,6 +795,7 @@ def sweep(
     workers: int | None = None,
     seed: int = 1,
     progress: bool | None = None,
+    resilver: bool = False,
 ) -> SweepTable:
     """Every sensible layout of ``disks`` disks of each ``disk`` model × ``workloads``.
 
@@ -809,6 +823,8 @@ def sweep(
     workers : local worker processes (default: the executor's choice).
     seed : base seed; each point's seed comes from it and the point's place in the grid.
     progress : progress bar on/off (default: on a terminal only).
+    resilver : also simulate each row's resilver and loss probability
+        (:mod:`zsim.sweep.resilver`; about 1–10 s per row, in local processes).
 
     Returns a :class:`SweepTable`.
     """
@@ -830,6 +846,12 @@ def sweep(
         seed=seed,
     )
     table = run_plan(plan, scheduler=scheduler, results=results, workers=workers, progress=progress)
+    if resilver:
+        from zsim.sweep.resilver import add_resilver_columns
+
+        add_resilver_columns(plan, table.rows, workers)
+        table.resilver = True
+        table.inputs = {**table.inputs, "resilver": True}
     if out is not None:
         table.write(out)
     return table
