@@ -324,6 +324,12 @@ class ZfsModel:
         self.rng = rng
         self.leaf_queues = [leaf for t in self.all_tops for leaf in t.leaves]
         self.txgs_synced = 0
+        # a scan (resilver, scrub) runs inside spa_sync, after the txg's data is written:
+        # ``scan_slice(done)`` runs its slice and calls ``done``; while ``scan_active()`` the
+        # sync thread keeps syncing (an active scan is a reason to sync). Set by
+        # zsim.resilver; None in normal runs.
+        self.scan_slice: Callable[[Callback], None] | None = None
+        self.scan_active: Callable[[], bool] = lambda: False
         # the rotor: equal shares per vdev visit, weighted by vdev size (free space)
         spaces = np.array([t.space for t in tops], dtype=float)
         self.weights = spaces / spaces.sum()
@@ -528,7 +534,7 @@ class ZfsModel:
             self.open.presynced.add(key)
 
     def _start_sync(self) -> None:
-        if not self.open.records:
+        if not self.open.records and not self.scan_active():
             return
         txg, self.open = self.open, _Txg()
         self.syncing = txg
@@ -547,7 +553,7 @@ class ZfsModel:
         if freed:
             self.cpu.run(len(freed) * self.free_cpu, lambda: None, background=True)
         if not keys and not meta:
-            self._write_uberblocks(txg)
+            self._data_synced(txg)
             return
         txg.pending = len(keys) + len(meta)
         txg.cpu_left = len(keys)
@@ -673,6 +679,14 @@ class ZfsModel:
     def _txg_part_done(self, txg: _Txg) -> None:
         txg.pending -= 1
         if txg.pending == 0:
+            self._data_synced(txg)
+
+    def _data_synced(self, txg: _Txg) -> None:
+        """The txg's data and metadata are written; a scan takes its slice (dsl_scan_sync in
+        spa_sync's first pass), then the uberblocks."""
+        if self.scan_slice is not None:
+            self.scan_slice(lambda: self._write_uberblocks(txg))
+        else:
             self._write_uberblocks(txg)
 
     def _write_uberblocks(self, txg: _Txg) -> None:
@@ -694,7 +708,7 @@ class ZfsModel:
         txg.synced = True
         self.syncing = None
         self.txgs_synced += 1
-        if self.sync_wanted or self.open.bytes >= self.txg.sync_bytes:
+        if self.sync_wanted or self.open.bytes >= self.txg.sync_bytes or self.scan_active():
             self._start_sync()
 
 

@@ -30,6 +30,8 @@ from zsim.zfs.version import parse_zfs_version
 WINDOWS = 8
 LOADED_WINDOWS = 4
 WINDOW_WALL_CAP = 20.0  # s of wall time one window may take before it reports what it has
+#: simulated seconds of one window under load: several txg cycles (zfs_txg_timeout 5 s)
+LOADED_WINDOW = 30.0
 BUSY = 0.85  # a resource this busy bounds the rate (as the simulate engines' `limit`)
 SCRUB_LANES = 4  # data vdevs a scrub simulates at once
 
@@ -173,6 +175,8 @@ def _scan_phase(
     )
     if under_load:
         _warm_up(engine)
+        # with the workload's txgs to share, the scan runs in per-txg slices
+        scan.enable_txg_slices()
     ios, _ = _unit_shape(target, mode, tunables.rebuild_segment)
     # the measurement runs from the ramp to the last issue: the quota must outlast the
     # blocks the scan may hold in flight several times over
@@ -184,7 +188,9 @@ def _scan_phase(
     for k in range(windows):
         position = (k + 0.5) / windows
         t0 = engine.env.now
-        w = scan.run_window(position, quota, WINDOW_WALL_CAP)
+        w = scan.run_window(
+            position, quota, WINDOW_WALL_CAP, duration=LOADED_WINDOW if under_load else None
+        )
         if w.seconds <= 0:
             raise ZsimError(
                 f"the {mode} scan made no progress in its window at {position:.0%} of the "

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from zsim.des.engine import Engine
-from zsim.des.hardware import Busy
+from zsim.des.hardware import Busy, after
 from zsim.des.vdev import ASYNC_WRITE, REBUILD, SCRUB, LeafQueue, MissingLeaf, TopVdev, Zio
 from zsim.layout.draid import DRAID_ROWHEIGHT, draid_columns
 from zsim.zfs.indirect import indirect_block
@@ -153,6 +153,65 @@ class ZfsScan:
         self.finished = None
         self.mark: dict[str, Any] | None = None
         self.end_mark: dict[str, Any] | None = None
+        self.sliced = False
+        self.slice_open = False
+        self.slice_done = None
+
+    def enable_txg_slices(self) -> None:
+        """Issue only inside each txg's sync, as ``dsl_scan_sync()`` does (module text of
+        :mod:`zsim.zfs.scan`): on a pool that is writing, the scan gets its minimum time per
+        txg and each txg's sync waits for the scan's slice and its I/O to finish."""
+        zfs = self.engine.zfs
+        self.sliced = True
+        self.slice_open = False
+        self.slice_done: Any = None
+        self.slice_gen = 0
+        zfs.scan_slice = self._slice
+        zfs.scan_active = lambda: self.window_open
+        if zfs.syncing is None:
+            zfs._start_sync()
+
+    def _slice(self, done: Any) -> None:
+        if not self.window_open:
+            done()
+            return
+        env, t = self.env, self.t
+        self.slice_open, self.slice_done = True, done
+        self.slice_gen += 1
+        gen, start = self.slice_gen, env.now
+        minimum = t.scrub_min_time if self.mode == "scrub" else t.resilver_min_time
+        timeout = self.engine.zfs.txg.txg_timeout
+        zfs = self.engine.zfs
+
+        def check() -> None:
+            if not self.slice_open or gen != self.slice_gen:
+                return
+            waiting = zfs.dirty >= t.suspend_dirty_fraction * zfs.txg.dirty_max or bool(
+                zfs.throttled
+            )
+            if env.now - start >= timeout - 1e-9 or (env.now - start >= minimum and waiting):
+                self._end_slice()
+            else:
+                after(env, 0.05, check)
+
+        after(env, minimum, check)
+        for lane in self.lanes:
+            self._pump(lane)
+
+    def _end_slice(self) -> None:
+        self.slice_open = False
+        self._maybe_release()
+
+    def _maybe_release(self) -> None:
+        """The slice is over and its I/O done: the txg's sync goes on."""
+        if (
+            self.sliced
+            and not self.slice_open
+            and self.slice_done is not None
+            and not any(lane.inflight for lane in self.lanes)
+        ):
+            done, self.slice_done = self.slice_done, None
+            done()
 
     def inflight_units(self) -> int:
         """Blocks (segments) the in-flight limits let the scan have out at once, per lane."""
@@ -252,11 +311,19 @@ class ZfsScan:
             self._meta_read(lane)
 
     # ---- a window
-    def run_window(self, position: float, quota: int, wall_cap: float) -> WindowStats:
+    def run_window(
+        self, position: float, quota: int, wall_cap: float, duration: float | None = None
+    ) -> WindowStats:
         """Issue ``quota`` blocks (segments) from ``position`` (0…1 of the span) and measure
         from when :data:`WINDOW_RAMP` of them are done (the queues have filled) to when the
-        last is issued (the pipeline is still full); stop early at ``wall_cap`` seconds."""
+        last is issued (the pipeline is still full); stop early at ``wall_cap`` seconds.
+
+        With ``duration`` (simulated seconds) the window is timed instead: it issues without
+        a quota and measures from 10 % of ``duration`` to its end — for a scan sharing the
+        pool with a workload, whose rate breathes with the txgs."""
         env = self.env
+        if duration is not None:
+            quota = 1 << 62
         self.quota, self.issued_units, self.done_units = quota, 0, 0
         self.ramp_units = max(1, int(quota * WINDOW_RAMP))
         self.tail_units = max(self.ramp_units + 1, int(quota * WINDOW_TAIL))
@@ -266,14 +333,25 @@ class ZfsScan:
         for k, lane in enumerate(self.lanes):
             lane.units = self._units(lane, (position + k * 0.37) % 1.0 if k else position)
         self.window_open = True
+        if self.sliced and self.engine.zfs.syncing is None:
+            self.engine.zfs._start_sync()
         for lane in self.lanes:
             self._pump(lane)
         start = time.perf_counter()
-        while not self.finished.triggered:
+        if duration is not None:
+            sim_start = env.now
+            env.run(until=sim_start + 0.1 * duration)
+            self.mark = self._snapshot()
+            while env.now < sim_start + duration and time.perf_counter() - start <= wall_cap:
+                env.run(until=min(sim_start + duration, env.now + 1.0))
+            self.end_mark = self._snapshot()
+        while not self.finished.triggered and duration is None:
             env.run(until=env.now + 0.25)
             if time.perf_counter() - start > wall_cap:
                 break
         self.window_open = False
+        if self.sliced:
+            self._end_slice()
         end = self.end_mark or self._snapshot()
         mark = self.mark or end
         seconds = end["now"] - mark["now"]
@@ -321,7 +399,7 @@ class ZfsScan:
         legacy = not self.t.sorted and self.mode != "sequential"
         skipped = 0
         while self.window_open and self.issued_units < self.quota:
-            if lane.inflight >= limit:
+            if lane.inflight >= limit or (self.sliced and not self.slice_open):
                 return
             offset, nbytes = next(lane.units)
             self._walk(lane, 1)
@@ -343,6 +421,8 @@ class ZfsScan:
     def _unit_done(self, lane: _Lane, cost: int) -> None:
         lane.inflight -= cost
         self.done_units += 1
+        if self.sliced and not self.slice_open:
+            self._maybe_release()
         if self.window_open:
             if self.done_units == self.ramp_units:
                 self.mark = self._snapshot()

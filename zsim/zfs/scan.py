@@ -17,8 +17,12 @@ summarised with their history in ``shared/notes/zfs-internals.md`` §2 and §9):
   ``zfs_rebuild_vdev_limit`` = 64 MiB in flight per leaf (the value in current
   ``vdev_rebuild.c``, whose comment quotes a draid2:11d:106c HDD pool rebuilding at 1.2 GB/s
   to a distributed spare; earlier releases are taken to have the same);
-* per-txg time: a resilver runs at least ``zfs_resilver_min_time_ms`` per txg (3000 ms) when
-  others wait for the sync (not modelled: see ``docs/resilver.md``).
+* per-txg time (``dsl_scan_check_suspend()``): the scan runs inside each txg's sync after its
+  data is written, at least ``zfs_resilver_min_time_ms`` (3000 ms; scrub
+  ``zfs_scrub_min_time_ms`` 1000 ms) and then only until dirty data reaches
+  ``zfs_vdev_async_write_active_min_dirty_percent`` (30 %) of ``zfs_dirty_data_max``, someone
+  waits for the sync, or the sync has run ``zfs_txg_timeout`` (5 s); HEAD (commit
+  a83bb15fcd, 2025-12-18) halves the minimums, taken here as 2.5.
 """
 
 from __future__ import annotations
@@ -50,6 +54,9 @@ class ScanTunables:
     rebuild_segment: int  # zfs_rebuild_max_segment
     rebuild_vdev_limit: int  # zfs_rebuild_vdev_limit, bytes in flight per leaf
     arc_max: int  # arc_c_max, for the pool-wide in-flight cap
+    resilver_min_time: float  # zfs_resilver_min_time_ms, s
+    scrub_min_time: float  # zfs_scrub_min_time_ms, s
+    suspend_dirty_fraction: float  # of zfs_dirty_data_max: a waiting txg ends the slice
 
     def inflight_bytes(self, data_disks: int) -> int:
         """``scn_maxinflight_bytes`` for one top-level vdev of ``data_disks`` data disks."""
@@ -70,4 +77,7 @@ def scan_tunables(version: ZfsVersion, ram: int, arc_max: int) -> ScanTunables:
         rebuild_segment=MiB,
         rebuild_vdev_limit=64 * MiB,
         arc_max=arc_max,
+        resilver_min_time=1.5 if version.at_least(2, 5) else 3.0,
+        scrub_min_time=0.75 if version.at_least(2, 5) else 1.0,
+        suspend_dirty_fraction=0.30,
     )
