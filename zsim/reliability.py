@@ -65,7 +65,8 @@ HOURS_PER_YEAR = 8766.0
 DISTRIBUTIONS = ("exponential", "weibull")
 #: Weibull shape β of hard disks' time to operational failure fitted to field data by Elerath
 #: & Pecht, IEEE Trans. Computers 58(3):289–299, 2009 (their base case: β = 1.12, η = 461 386 h,
-#: a slowly increasing hazard)
+#: a slowly increasing hazard) [recalled: the paper's parameter table could not be retrieved
+#: to re-check; the shared notes quote η = 461 386 h as used by fomy/simd]
 ELERATH_PECHT_SHAPE = 1.12
 #: largest number of disks in a group (the Poisson-binomial programme is O(disks × tolerance))
 MAX_DISKS = 1024

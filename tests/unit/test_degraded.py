@@ -154,7 +154,7 @@ def test_draid_failed_child_idles_the_named_disk_and_every_other_child_works():
     top, disks = _top("draid2:4d:1s:11c", {10})
     assert isinstance(top.leaves[10], MissingLeaf) and top.leaves[10].device is disks[10]
     group = 6 * (16 << 20)  # one redundancy group: 6 columns of 16 MiB rows
-    for g in range(0, 400):
+    for g in range(400):
         top.io(g * group, 16384, False, SYNC_READ, lambda: None)
         top.io(g * group, 16384, True, ASYNC_WRITE, lambda: None)
     assert disks[10].ios == []

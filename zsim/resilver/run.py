@@ -34,6 +34,7 @@ WINDOW_WALL_CAP = 20.0  # s of wall time one window may take before it reports w
 LOADED_WINDOW = 30.0
 BUSY = 0.85  # a resource this busy bounds the rate (as the simulate engines' `limit`)
 SCRUB_LANES = 4  # data vdevs a scrub simulates at once
+NOTHING_ALLOCATED = "nothing is allocated on the vdev (pool.fill = 0): nothing to copy"
 
 
 def simulate_resilver(sc: Scenario, seed: int = 1, *, durability: bool = True) -> ResilverResult:
@@ -250,6 +251,23 @@ def _window_dicts(stats: list[WindowStats]) -> tuple[dict[str, Any], ...]:
 def _zfs(sc: Scenario, target: ResilverTarget, seed: int) -> ResilverResult:
     mode = target.method
     notes: list[str] = []
+    if target.resilver_bytes == 0:
+        return ResilverResult(
+            system="zfs",
+            disk=target.disk,
+            method=mode,
+            spare=target.spare,
+            seconds=0.0,
+            bytes_resilvered=0,
+            bytes_per_s=0.0,
+            limit="nothing-allocated",
+            total_seconds=0.0,
+            scrub_seconds=0.0,
+            progress=((0.0, 0),),
+            seed=seed,
+            scenario=sc.to_dict(),
+            notes=(NOTHING_ALLOCATED,),
+        )
     stats, _, _, _ = _scan_phase(sc, target, mode, seed)
     total = float(target.resilver_bytes)
     seconds, progress, util = _integrate(total, stats, lambda w: w.rate)
@@ -271,8 +289,6 @@ def _zfs(sc: Scenario, target: ResilverTarget, seed: int) -> ResilverResult:
     under_load = None
     if sc.resilver.under_load or sc.durability.busy_fraction > 0:
         under_load = _under_load(sc, target, seed, total)
-    if target.resilver_bytes == 0:
-        notes.append("nothing is allocated on the vdev: the resilver has nothing to copy")
     return ResilverResult(
         system="zfs",
         disk=target.disk,

@@ -98,7 +98,8 @@ def resolve_target(sc: Scenario) -> ResilverTarget:
     if not isinstance(layout, ZfsLayout):
         raise ZsimError(
             f"resilver models ZFS pools and md RAID; {pool.layout!r} is a {layout.system} "
-            f"layout (btrfs replace/balance is not modelled)"
+            f"layout, which has no rebuild model (btrfs replace is not modelled; raw devices "
+            f"have no redundancy) — simulate a ZFS or md layout"
         )
     data = layout.data_vdevs
     names = [d for v in data for d in v.devices]
