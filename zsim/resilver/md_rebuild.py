@@ -21,6 +21,8 @@ and bus) at one position of the member, and the measured rate is capped at
 
 from __future__ import annotations
 
+from typing import Any
+
 import simpy
 
 from zsim.des.engine import _bus
@@ -67,7 +69,7 @@ def _window(
         depth = max(1, STRIPE_CACHE_PER_DEVICE // unit)
     start = int(position * target.member_bytes) // unit * unit
     end = min(target.member_bytes, start + WINDOW_BYTES)
-    state = {"next": start, "inflight": 0, "done": 0, "t0": None, "b0": 0}
+    state: dict[str, Any] = {"next": start, "inflight": 0, "done": 0, "t0": None, "b0": 0}
     finished = env.event()
     ramp = WINDOW_BYTES // 8
 
@@ -115,7 +117,9 @@ def simulate_md_rebuild(sc: Scenario, target: ResilverTarget, seed: int) -> Resi
     cap = spec.md_speed_limit_max
     size = target.member_bytes
     share = size / WINDOWS
-    t, points, util_sum, windows = 0.0, [(0.0, 0)], {}, []
+    t, points = 0.0, [(0.0, 0)]
+    util_sum: dict[str, float] = {}
+    windows: list[dict[str, Any]] = []
     capped_time = 0.0
     for k in range(WINDOWS):
         position = (k + 0.5) / WINDOWS

@@ -343,7 +343,7 @@ def _pool_allocated(sc: Scenario, target: ResilverTarget) -> float:
         sc.hardware.disk.size_bytes,
         ashift=sc.pool.ashift,
         zfs_version=parse_zfs_version(sc.hardware.zfs_version),
-        partitioning=sc.pool.partitioning,
+        partitioning=sc.pool.partitioning,  # type: ignore[arg-type]
         logical_sector=sc.hardware.disk.logical_sector_bytes,
     )
     return sum(target.fill * v.metaslab_bytes for v in cap.vdevs if v.vclass == "normal")

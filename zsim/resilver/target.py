@@ -166,7 +166,7 @@ def resolve_target(sc: Scenario) -> ResilverTarget:
         sc.hardware.disk.size_bytes,
         ashift=pool.ashift,
         zfs_version=version,
-        partitioning=pool.partitioning,
+        partitioning=pool.partitioning,  # type: ignore[arg-type]
         logical_sector=sc.hardware.disk.logical_sector_bytes,
     )
     vcap = [v for v in cap.vdevs if v.vclass == "normal"][index]

@@ -34,11 +34,12 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import simpy
 
 from zsim.des.engine import Engine
 from zsim.des.hardware import Busy, after
@@ -150,12 +151,13 @@ class ZfsScan:
         self.examined = 0
         self.walked = 0
         self.meta_every = 1024  # block pointers per indirect block (128 KiB / 128 B)
-        self.finished = None
+        self.finished: simpy.Event | None = None
         self.mark: dict[str, Any] | None = None
         self.end_mark: dict[str, Any] | None = None
         self.sliced = False
         self.slice_open = False
-        self.slice_done = None
+        self.slice_done: Callable[[], None] | None = None
+        self.slice_gen = 0
 
     def enable_txg_slices(self) -> None:
         """Issue only inside each txg's sync, as ``dsl_scan_sync()`` does (module text of
@@ -164,14 +166,13 @@ class ZfsScan:
         zfs = self.engine.zfs
         self.sliced = True
         self.slice_open = False
-        self.slice_done: Any = None
-        self.slice_gen = 0
+        self.slice_done = None
         zfs.scan_slice = self._slice
         zfs.scan_active = lambda: self.window_open
         if zfs.syncing is None:
             zfs._start_sync()
 
-    def _slice(self, done: Any) -> None:
+    def _slice(self, done: Callable[[], None]) -> None:
         if not self.window_open:
             done()
             return
@@ -226,6 +227,7 @@ class ZfsScan:
     # ---- set-up
     def _attach_replacement(self, lane: _Lane) -> None:
         top = lane.top
+        assert lane.target is not None
         missing = top.leaves[lane.target]
         if not isinstance(missing, MissingLeaf):
             raise AssertionError("the resilvered leaf must be missing in the engine's pool")
@@ -327,9 +329,9 @@ class ZfsScan:
         self.quota, self.issued_units, self.done_units = quota, 0, 0
         self.ramp_units = max(1, int(quota * WINDOW_RAMP))
         self.tail_units = max(self.ramp_units + 1, int(quota * WINDOW_TAIL))
-        self.mark: dict[str, Any] | None = None
-        self.end_mark: dict[str, Any] | None = None
-        self.finished = env.event()
+        self.mark = None
+        self.end_mark = None
+        finished = self.finished = env.event()
         for k, lane in enumerate(self.lanes):
             lane.units = self._units(lane, (position + k * 0.37) % 1.0 if k else position)
         self.window_open = True
@@ -345,7 +347,7 @@ class ZfsScan:
             while env.now < sim_start + duration and time.perf_counter() - start <= wall_cap:
                 env.run(until=min(sim_start + duration, env.now + 1.0))
             self.end_mark = self._snapshot()
-        while not self.finished.triggered and duration is None:
+        while not finished.triggered and duration is None:
             env.run(until=env.now + 0.25)
             if time.perf_counter() - start > wall_cap:
                 break
@@ -430,8 +432,9 @@ class ZfsScan:
                 # all of the quota went out early (the in-flight limit is larger): stop the
                 # measurement before the queues drain unevenly
                 self.end_mark = self._snapshot()
-            if self.done_units >= self.quota and not self.finished.triggered:
-                self.finished.succeed()
+            finished = self.finished
+            if self.done_units >= self.quota and finished is not None and not finished.triggered:
+                finished.succeed()
             self._pump(lane)
 
     # ---- one block or segment
@@ -448,6 +451,7 @@ class ZfsScan:
             if self.mode == "scrub":
                 return [(i, offset, size) for i in lane.alive], [], size
             reads = [(top._pick_mirror_child(offset), offset, size)]
+            assert lane.target is not None
             return reads, [(lane.target, offset, size)], size
         if self.mode == "sequential":
             # a rebuild segment is allocated (vdev) space: whole rows of D + P columns
