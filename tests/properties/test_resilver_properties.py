@@ -23,7 +23,7 @@ LAYOUTS = st.one_of(
 )
 
 
-@settings(max_examples=12, deadline=None, derandomize=True,
+@settings(max_examples=8, deadline=None, derandomize=True,
           suppress_health_check=list(HealthCheck))  # fmt: skip
 @given(
     layout=LAYOUTS,
