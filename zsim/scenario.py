@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from zsim.capacity import PARTITIONINGS
+from zsim.capacity import PARTITIONINGS, CapacityReport, capacity
 from zsim.errors import ZsimError
 from zsim.hardware.catalog import DEVICE_KINDS, Profile, load_profile, parse_profile
 from zsim.layout.grammar import parse_layout
@@ -949,6 +949,18 @@ class Scenario:
     def layout_tree(self) -> Layout:
         """The parsed vdev tree of ``pool.layout``."""
         return parse_layout(self.pool.layout)
+
+    def pool_capacity(self) -> CapacityReport:
+        """:func:`zsim.capacity` of the pool on its disks: the disk profile's size and logical
+        sector, ``pool.ashift``, ``pool.partitioning`` and ``hardware.zfs_version``."""
+        return capacity(
+            self.layout_tree(),
+            self.hardware.disk.size_bytes,
+            ashift=self.pool.ashift,
+            zfs_version=parse_zfs_version(self.hardware.zfs_version),
+            partitioning=self.pool.partitioning,  # type: ignore[arg-type]
+            logical_sector=self.hardware.disk.logical_sector_bytes,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The resolved scenario as plain JSON-able data (profiles in full, SI base units)."""

@@ -37,7 +37,6 @@ import simpy
 
 from zsim.analytic import devices
 from zsim.analytic.queueing import Station, solve
-from zsim.capacity import capacity
 from zsim.des import memory
 from zsim.des.costs import cpu_costs
 from zsim.des.engine import _bus, zio_taskq_threads
@@ -182,14 +181,7 @@ class _Model:
         self.rs, self.bs = pool.recordsize, w.bs
         ratio = pool.compress_ratio if pool.compression != "off" else 1.0
         self.psize = compressed_psize(self.rs, ratio, pool.ashift)
-        cap = capacity(
-            layout,
-            self.disk.size_bytes,
-            ashift=pool.ashift,
-            zfs_version=self.version,
-            partitioning=pool.partitioning,
-            logical_sector=self.disk.logical_sector_bytes,
-        )
+        cap = sc.pool_capacity()
         data_caps = [v for v in cap.vdevs if v.vclass == "normal"]
         vdevs = []
         for vdev, vcap in zip(layout.data_vdevs, data_caps, strict=True):

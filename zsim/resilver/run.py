@@ -336,16 +336,7 @@ def _scrub_rate(w: WindowStats, n_data: int) -> float:
 
 def _pool_allocated(sc: Scenario, target: ResilverTarget) -> float:
     """Allocated bytes (asize) over every data vdev, at the target's fill fraction."""
-    from zsim.capacity import capacity
-
-    cap = capacity(
-        sc.layout_tree(),
-        sc.hardware.disk.size_bytes,
-        ashift=sc.pool.ashift,
-        zfs_version=parse_zfs_version(sc.hardware.zfs_version),
-        partitioning=sc.pool.partitioning,  # type: ignore[arg-type]
-        logical_sector=sc.hardware.disk.logical_sector_bytes,
-    )
+    cap = sc.pool_capacity()
     return sum(target.fill * v.metaslab_bytes for v in cap.vdevs if v.vclass == "normal")
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from zsim.capacity import capacity
 from zsim.errors import ZsimError
 from zsim.layout.alloc import psize_to_asize
 from zsim.layout.draid import draid_asize
@@ -161,14 +160,7 @@ def resolve_target(sc: Scenario) -> ResilverTarget:
             "a dRAID distributed spare is always rebuilt sequentially (then scrubbed); "
             "set resilver.method = 'sequential' or 'auto'"
         )
-    cap = capacity(
-        layout,
-        sc.hardware.disk.size_bytes,
-        ashift=pool.ashift,
-        zfs_version=version,
-        partitioning=pool.partitioning,  # type: ignore[arg-type]
-        logical_sector=sc.hardware.disk.logical_sector_bytes,
-    )
+    cap = sc.pool_capacity()
     vcap = [v for v in cap.vdevs if v.vclass == "normal"][index]
     fill = _fill_fraction(sc, cap.usable_bytes)
     block = spec.block_size or pool.recordsize
