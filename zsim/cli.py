@@ -86,13 +86,7 @@ def _build_parser() -> argparse.ArgumentParser:
     sim.add_argument("scenario", help="scenario TOML file")
     sim.add_argument("--engine", choices=("des", "analytic", "baseline"), default="des")
     sim.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
-    sim.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override one scenario key, e.g. --set pool.recordsize=1M (repeatable)",
-    )
+    _set_option(sim, "override one scenario key, e.g. --set pool.recordsize=1M (repeatable)")
     sim.add_argument("--target-ci", type=float, default=0.02, help="stop at this 95%% CI")
     sim.add_argument("--max-wall", type=float, default=60.0, help="wall-time cap, seconds")
     sim.add_argument("--json", action="store_true", help="print the JSON document")
@@ -106,13 +100,7 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     res.add_argument("scenario", help="scenario TOML file")
     res.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
-    res.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override one scenario key, e.g. --set resilver.disk=sdc (repeatable)",
-    )
+    _set_option(res, "override one scenario key, e.g. --set resilver.disk=sdc (repeatable)")
     res.add_argument(
         "--no-durability", action="store_true", help="skip the loss-probability Monte Carlo"
     )
@@ -192,6 +180,11 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _set_option(parser: argparse.ArgumentParser, help_text: str) -> None:
+    """``--set KEY=VALUE`` (repeatable): scenario overrides, as ``apply_overrides`` reads them."""
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=help_text)
+
+
 def _sweep_options(p: argparse.ArgumentParser) -> None:
     """Options shared by ``sweep`` and ``recommend`` (``zsim.sweep.table.sweep``)."""
     p.add_argument("--disks", metavar="N[,M...]", help="disk counts, e.g. 24 or 24,36")
@@ -228,13 +221,7 @@ def _sweep_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--recordsize", help="recordsize for every workload (default: each workload's own)"
     )
-    p.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override a scenario key for every point, e.g. --set hardware.hba=lsi-9300-8i",
-    )
+    _set_option(p, "override a scenario key for every point, e.g. --set hardware.hba=lsi-9300-8i")
     p.add_argument(
         "--layouts", metavar="L1;L2", help="compare these layouts (';'-separated) instead"
     )

@@ -92,16 +92,13 @@ def _engine(sc: Scenario, seed: int) -> Engine:
     return Engine(sc, seed, RunControl())
 
 
-def _unit_shape(target: ResilverTarget, mode: str, segment: int) -> tuple[float, float]:
-    """(leaf I/Os, bytes per leaf) of one block (segment) the scan issues, roughly."""
+def _ios_per_unit(target: ResilverTarget, mode: str) -> float:
+    """Leaf I/Os of one block (segment) the scan issues, roughly: what a window costs."""
     vdev = target.vdev
     assert vdev is not None
     if vdev.kind == "mirror":
-        size = segment if mode == "sequential" else target.psize
-        return (2.0 if mode != "scrub" else float(vdev.width)), float(size)
-    width = vdev.draid_groupwidth if vdev.kind == "draid" else vdev.width
-    size = segment if mode == "sequential" else target.asize
-    return float(width), size / width
+        return 2.0 if mode != "scrub" else float(vdev.width)
+    return float(vdev.draid_groupwidth if vdev.kind == "draid" else vdev.width)
 
 
 def _warm_up(engine: Engine) -> None:
@@ -141,8 +138,8 @@ def _scan_phase(
     *,
     under_load: bool = False,
     windows: int = WINDOWS,
-) -> tuple[list[WindowStats], list[dict[str, Any]], Engine, ZfsScan]:
-    """Run ``windows`` windows of a scan; (window stats, foreground per window, engine)."""
+) -> tuple[list[WindowStats], list[dict[str, Any]]]:
+    """Run ``windows`` windows of a scan; (window stats, the workload's rates per window)."""
     resilvering = mode != "scrub"
     degraded = _degraded(sc, target.disk if resilvering else None)
     engine = _engine(degraded, seed)
@@ -178,12 +175,11 @@ def _scan_phase(
         _warm_up(engine)
         # with the workload's txgs to share, the scan runs in per-txg slices
         scan.enable_txg_slices()
-    ios, _ = _unit_shape(target, mode, tunables.rebuild_segment)
     # the measurement runs from the ramp to the last issue: the quota must outlast the
     # blocks the scan may hold in flight several times over
     # (capped: a dRAID rebuild may hold thousands of segments in flight, and the disks'
     # queues then stay full to the end of the window anyway)
-    base = window_quota(ios)
+    base = window_quota(_ios_per_unit(target, mode))
     quota = max(base, min(3 * scan.inflight_units(), 4 * base)) * len(lanes)
     stats, foreground = [], []
     for k in range(windows):
@@ -200,7 +196,7 @@ def _scan_phase(
         stats.append(w)
         if under_load:
             foreground.append(_foreground(engine, t0, engine.env.now))
-    return stats, foreground, engine, scan
+    return stats, foreground
 
 
 def _integrate(
@@ -268,14 +264,14 @@ def _zfs(sc: Scenario, target: ResilverTarget, seed: int) -> ResilverResult:
             scenario=sc.to_dict(),
             notes=(NOTHING_ALLOCATED,),
         )
-    stats, _, _, _ = _scan_phase(sc, target, mode, seed)
+    stats, _ = _scan_phase(sc, target, mode, seed)
     total = float(target.resilver_bytes)
     seconds, progress, util = _integrate(total, stats, lambda w: w.rate)
     read_ratio = sum(w.read for w in stats) / max(1, sum(w.resilvered for w in stats))
     limit = _limit(util)
     scrub_seconds = None
     total_seconds = seconds
-    scrub_stats, _, _, _ = _scan_phase(sc, target, "scrub", seed + 1, windows=WINDOWS // 2)
+    scrub_stats, _ = _scan_phase(sc, target, "scrub", seed + 1, windows=WINDOWS // 2)
     allocated_all = _pool_allocated(sc, target)
     n_data = len(sc.layout_tree().data_vdevs)  # type: ignore[union-attr]
     scrub_seconds, _, _ = _integrate(allocated_all, scrub_stats, lambda w: _scrub_rate(w, n_data))
@@ -345,7 +341,7 @@ def _under_load(sc: Scenario, target: ResilverTarget, seed: int, total: float) -
     the resilver."""
     from zsim.des.engine import simulate_des
 
-    stats, foreground, _, _ = _scan_phase(
+    stats, foreground = _scan_phase(
         sc, target, target.method, seed, under_load=True, windows=LOADED_WINDOWS
     )
     seconds, progress, util = _integrate(total, stats, lambda w: w.rate)

@@ -71,7 +71,6 @@ class WindowStats:
     read: int  # bytes read from the surviving disks
     examined: int  # allocated bytes the scan walked (asize), including skipped blocks
     utilization: dict[str, float] = field(default_factory=dict)
-    foreground: dict[str, float] = field(default_factory=dict)
 
     @property
     def rate(self) -> float:
