@@ -106,6 +106,55 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     res.add_argument("--json", action="store_true", help="print the JSON document")
 
+    cal = sub.add_parser(
+        "calibrate",
+        help="measure real hardware with fio and dd, and fit a profile to the results",
+        description="plan: write fio job files and dd commands for a device, file or folder; "
+        "run: run a plan with the real fio (resumable); fit: fit a device profile to the "
+        "results. See docs/calibration.md.",
+    )
+    csub = cal.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser)
+    cplan = csub.add_parser("plan", help="write the fio jobs and dd commands that measure a device")
+    cplan.add_argument("--target", required=True, help="a block device, a file or a folder")
+    cplan.add_argument("--kind", choices=("single-disk", "pool"), default="single-disk")
+    cplan.add_argument("--out", required=True, metavar="DIR", help="folder to write the plan to")
+    cplan.add_argument("--size", help="bytes of the target to use ('4GiB'); a device: all")
+    cplan.add_argument("--runtime", help="each timed job's run time ('20s')")
+    cplan.add_argument("--ramp", help="each timed job's ramp time, not measured ('2s')")
+    cplan.add_argument("--depths", help="queue depths of the 4 KiB sweeps, e.g. 1,2,4,8,16,32")
+    cplan.add_argument("--large-depths", help="queue depths of the 64 KiB and 1 MiB sweeps")
+    cplan.add_argument("--long-write", help="bytes of the long sequential write ('64GiB')")
+    cplan.add_argument("--rate", help="cap every job at this rate ('200MB/s'): a slow disk")
+    cplan.add_argument("--rate-iops", help="cap every job at this many IOPS")
+    cplan.add_argument("--no-writes", action="store_true", help="read-only plan")
+    cplan.add_argument("--no-dd", action="store_true", help="leave out the dd runs")
+    cplan.add_argument(
+        "--destroy-data",
+        action="store_true",
+        help="allow writing to a device that holds a filesystem or data (it is destroyed)",
+    )
+    cplan.add_argument("--json", action="store_true")
+    crun = csub.add_parser("run", help="run a plan with the real fio and dd (resumes)")
+    crun.add_argument("plan_dir", metavar="PLAN_DIR")
+    crun.add_argument("--fio", help="path of the fio binary (default: fio on PATH)")
+    crun.add_argument("--only", help="run only these steps (comma-separated names)")
+    crun.add_argument("--json", action="store_true")
+    cfit = csub.add_parser("fit", help="fit a device profile to fio/dd results")
+    cfit.add_argument("results", nargs="+", metavar="RESULTS", help="result files or folders")
+    cfit.add_argument("--out", required=True, metavar="FILE", help="profile TOML to write")
+    cfit.add_argument("--name", help="profile name (default: the file name)")
+    cfit.add_argument("--kind", choices=("hdd", "ssd", "nvme"), help="default: from the data")
+    cfit.add_argument("--device-size", help="the device's size, when no plan says it")
+    cfit.add_argument("--cpu-ghz", type=float, default=3.0, help="host clock, GHz (default 3)")
+    cfit.add_argument(
+        "--base",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a profile key the data cannot give, e.g. pcie_gen=4, rpm=7200 (repeatable)",
+    )
+    cfit.add_argument("--json", action="store_true")
+
     val = sub.add_parser(
         "validate",
         help="predicted vs measured on the bundled reference sets, with errors",
@@ -122,6 +171,23 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     val.add_argument("--seed", type=int, default=1)
     val.add_argument("--target-ci", type=float, default=0.03)
+    val.add_argument(
+        "--profile",
+        metavar="NAME",
+        help="validate a (fitted) profile instead: the positional arguments are then fio/dd "
+        "result files or folders, each predicted with this profile",
+    )
+    val.add_argument(
+        "--scenario",
+        metavar="TOML",
+        help="with --profile: the pool the results were measured on (default: the bare "
+        "device, layout 'raw 1')",
+    )
+    val.add_argument("--plot", metavar="PNG", help="with --profile: write predicted vs measured")
+    val.add_argument("--engine", choices=("des", "analytic"), default="des", help="with --profile")
+    val.add_argument(
+        "--no-loo", action="store_true", help="with --profile: skip leave-one-out refits"
+    )
     val.add_argument("--json", action="store_true")
 
     lay = sub.add_parser(
@@ -558,6 +624,12 @@ def _resilver_text(r: Any) -> str:
 
 
 def _cmd_validate(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    if args.profile:
+        from zsim.calibrate.commands import validate_command
+
+        return validate_command(args)
+    if args.scenario or args.plot:
+        raise ZsimError("--scenario and --plot go with --profile NAME; add it")
     sets = list(dict.fromkeys(args.sets or ["ars", "disksim"]))
     known = ("ars", "disksim", "tnbench", "clemtibs")
     unknown = [x for x in sets if x not in known]
@@ -667,8 +739,18 @@ def _show_value(key: str, value: Any) -> str:
     return str(value)
 
 
+def _cmd_calibrate(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    from zsim.calibrate import commands
+
+    if args.action is None:
+        raise ZsimError("say what to do: zsim calibrate plan|run|fit (see --help)")
+    return {"plan": commands.plan_command, "run": commands.run_command,
+            "fit": commands.fit_command}[args.action](args)  # fmt: skip
+
+
 _COMMANDS = {
     "capacity": _cmd_capacity,
+    "calibrate": _cmd_calibrate,
     "simulate": _cmd_simulate,
     "resilver": _cmd_resilver,
     "validate": _cmd_validate,

@@ -76,7 +76,7 @@ FAILURE_DISTRIBUTIONS = ("exponential", "weibull")
 #: Which workload keys each tool reads (``tool`` itself is read by all).
 TOOL_KEYS: dict[str, tuple[str, ...]] = {
     "fio": ("rw", "bs", "rwmixread", "numjobs", "iodepth", "sync", "fsync", "direct", "size",
-            "ioengine", "overwrite"),
+            "ioengine", "overwrite", "offset"),
     "dd": ("direction", "bs", "bytes", "streams", "source"),
     "trace": ("file", "format"),
 }  # fmt: skip
@@ -157,6 +157,7 @@ KEYS: dict[str, dict[str, _Key]] = {
         "size": _Key("size", "a size above 0 (per job)", '"16GiB"'),
         "ioengine": _enum(IOENGINES, "libaio"),
         "overwrite": _Key("bool", "true or false", "true"),
+        "offset": _Key("size", "a size, zero or more (raw layouts only)", '"6TB"'),
         "direction": _enum(DD_DIRECTIONS, "write"),
         "bytes": _Key("size", "a size above 0 (per stream)", '"10GiB"'),
         "streams": _Key("int", "a whole number ≥ 1", "1"),
@@ -672,6 +673,9 @@ class Workload:
             fio creates without writing data, so the first write to a record reads nothing;
             a job that reads lays its files out first whatever this says). Set it for files
             left by an earlier run, as in "rewrite" benchmarks.
+        offset: where each job's region starts on its device, bytes, as fio's ``offset``
+            (default 0). Raw layouts only (``raw N``: fio on bare devices, as calibration
+            runs measure zones); a file in a pool or a file system has no LBA offset.
 
         dd (``direction`` and ``bs`` are required):
         direction: write | read (default ``None``).
@@ -700,6 +704,7 @@ class Workload:
     size: int = 4 * GiB
     ioengine: str = "libaio"
     overwrite: bool = False
+    offset: int = 0
     direction: str | None = None
     bytes: int = 10 * GiB
     streams: int = 1
@@ -766,6 +771,7 @@ def _check_fio(work: Workload) -> None:
     _check_whole("workload", "fsync", work.fsync, 0)
     _check_size("workload", "size", work.size, 1)
     _check_enum("workload", "ioengine", work.ioengine, IOENGINES)
+    _check_size("workload", "offset", work.offset, 0)
 
 
 def _check_dd(work: Workload) -> None:
@@ -945,6 +951,11 @@ class Scenario:
         if not isinstance(self.name, str):
             raise ScenarioError(f'name = {_show(self.name)}: expected text, e.g. "ars raidz2"')
         _check_features(self.hardware, self.pool)
+        if self.workload.offset and self.layout_tree().system != "raw":
+            raise ScenarioError(
+                f"workload.offset = {self.workload.offset} applies to raw layouts (fio on bare "
+                f"devices, 'raw N'); {self.pool.layout!r} keeps files in a file system: remove it"
+            )
 
     def layout_tree(self) -> Layout:
         """The parsed vdev tree of ``pool.layout``."""

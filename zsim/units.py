@@ -185,6 +185,59 @@ def parse_count(value: str | int) -> int:
     return round(number * _COUNT_UNITS[unit])
 
 
+def parse_fio_size(value: str | int, kb_base: int = 1024) -> int:
+    """Parse a size as fio reads it (job option ``bs``, ``size``, ``offset``, ``rate``…) to bytes.
+
+    fio's own rules (HOWTO "Parameter types" and ``kb_base``; ``get_mult_bytes`` in fio's
+    parse.c, checked against fio 3.33): suffixes are case-insensitive, a trailing ``b`` is
+    optional, a plain number (or ``0x`` hex) is bytes.
+
+    * ``kb_base=1024`` (fio's default, its "compatibility mode"): ``k``/``kb``/``K``/``KB`` are
+      1024, ``m``/``mb`` 1024², … ``p`` 1024⁵ — but the IEC spellings ``KiB``/``MiB``… are
+      *powers of 1000* (fio inverts them "to avoid breaking old scripts": ``size=100KiB`` makes
+      fio move 100000 bytes);
+    * ``kb_base=1000``: ``k``/``kB``/``KB`` are 1000 and ``KiB``/``MiB``… are 1024.
+
+    fio reads only whole numbers (``1.5M`` is 1 byte to fio), so a fraction is rejected, as is
+    a percentage (``offset=25%``), which fio resolves against the file size: the caller handles
+    it. Raises :class:`UnitError` on anything else.
+    """
+    examples = "'4k', '1M', '64KiB', '0x1000', '4096'"
+    if kb_base not in (1000, 1024):
+        raise UnitError(f"fio kb_base {kb_base!r} is not 1000 or 1024, the only values fio accepts")
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise UnitError(f"fio size {value!r} is not text or a whole number of bytes")
+    if isinstance(value, int):
+        if value < 0:
+            raise UnitError(f"fio size {value} is negative; a size must be zero or more")
+        return value
+    if "%" in value:
+        raise UnitError(
+            f"fio size {value!r} is a percentage of the file; read the percentage separately"
+        )
+    match = re.match(r"^\s*(0[xX][0-9a-fA-F]+|\d+)\s*([A-Za-z]*)\s*$", value)
+    if match is None:
+        raise UnitError(
+            f"cannot read {value!r} as a fio size (a whole number with an optional k/m/g/t/p "
+            f"suffix); write it like {examples}"
+        )
+    digits, suffix = match.group(1), match.group(2).lower()
+    if len(digits) > 24:
+        raise UnitError(f"fio size {value[:30]!r}… has {len(digits)} digits, too many for bytes")
+    number = int(digits, 16) if digits[:2].lower() == "0x" else int(digits)
+    if suffix in ("", "b"):
+        return number
+    power = {"k": 1, "m": 2, "g": 3, "t": 4, "p": 5}.get(suffix[0])
+    if power is None or suffix[1:] not in ("", "b", "ib"):
+        raise UnitError(
+            f"unknown fio size suffix {suffix!r} in {value!r}; use k, m, g, t or p "
+            f"(optionally with B or iB), like {examples}"
+        )
+    iec_base = 1024 if kb_base == 1000 else 1000  # fio's compatibility inversion
+    base = iec_base if suffix.endswith("ib") else kb_base
+    return number * base**power
+
+
 def parse_ashift(value: str | int) -> int:
     """Parse an ashift (log2 of the sector size), 9…16 as OpenZFS accepts (ASHIFT_MIN/MAX)."""
     try:

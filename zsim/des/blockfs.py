@@ -69,13 +69,14 @@ from zsim.des.mdraid_map import (
     BtrfsDevice,
     MdDevice,
     MemberQueue,
+    RawBlock,
     md_stripe_bytes,
 )
 from zsim.des.vdev import Countdown
 from zsim.errors import ZsimError
 from zsim.hardware import flash, hdd
 from zsim.layout.mdraid import md_array_bytes, md_data_offset, md_member_data_bytes
-from zsim.layout.tree import BtrfsArray, MdArray
+from zsim.layout.tree import BtrfsArray, MdArray, RawDevices
 from zsim.result import SimResult
 
 Callback = Callable[[], None]
@@ -267,6 +268,37 @@ class Btrfs(Filesystem):
 
 
 # ---------------------------------------------------------------- page cache write-back
+
+
+class RawFs(Filesystem):
+    """No file system: fio on bare block devices (layout ``raw N``), as calibration measures.
+
+    Job ``j`` works on device ``j mod N``, on ``[offset, offset + size)`` (fio's ``offset``
+    and ``size``); every job on one device shares that region, as fio jobs naming the same
+    device do. The block layer, page cache and O_DIRECT rules are the engine's, unchanged:
+    Linux buffers a block device's pages like a file's. O_SYNC or fsync makes the data
+    durable with a cache flush of the job's device (``blkdev_fsync``: no journal).
+    """
+
+    def __init__(self, dev: RawBlock, params: FsParams, offset: int):
+        super().__init__(dev, dev.member_bytes * len(dev.queues), params)
+        self.raw, self.offset = dev, offset
+
+    def place_files(self, njobs: int, file_bytes: int, fill: float, align: int) -> None:
+        end = self.offset + file_bytes
+        if end > self.raw.member_bytes:
+            raise ZsimError(
+                f"workload offset + size ({end} B) runs past the end of the device "
+                f"({self.raw.member_bytes} B); lower workload.offset or workload.size"
+            )
+        members = len(self.raw.queues)
+        self.file_start = [
+            (j % members) * self.raw.member_bytes + self.offset for j in range(njobs)
+        ]
+        self.file_bytes = file_bytes
+
+    def _write_commit(self, done: Callback) -> None:
+        self.dev.flush(done)
 
 
 class Writeback:
@@ -508,9 +540,10 @@ class BlockFsEngine(Engine):
         self.fs_params = fs or FsParams()
         w, hw = sc.workload, sc.hardware
         layout = sc.layout_tree()
-        if not isinstance(layout, MdArray | BtrfsArray):
+        if not isinstance(layout, MdArray | BtrfsArray | RawDevices):
             raise ZsimError(
-                f"the block-filesystem engine models md arrays and btrfs; {sc.pool.layout!r} "
+                f"the block-filesystem engine models md arrays, btrfs and raw devices; "
+                f"{sc.pool.layout!r} "
                 f"is a {layout.system} layout: use zsim.des.engine.simulate_des for ZFS pools"
             )
         if w.tool not in ("fio", "dd"):
@@ -548,6 +581,8 @@ class BlockFsEngine(Engine):
         self.partition_bytes = partition_bytes
         if isinstance(layout, MdArray):
             self._build_md(layout, member_bytes, start)
+        elif isinstance(layout, RawDevices):
+            self._build_raw(layout, member_bytes, start)
         else:
             self._build_btrfs(layout, member_bytes, start)
         self._setup_workload()
@@ -580,6 +615,13 @@ class BlockFsEngine(Engine):
         else:
             self.stripe = md_stripe_bytes(md.level, md.width, md.chunk)
             self.read_ahead = max(self.fs_params.read_ahead, 2 * self.stripe)
+
+    def _build_raw(self, layout: RawDevices, member_bytes: int, start: int) -> None:
+        queues = [MemberQueue(self.devices[n], self.block_params, start) for n in layout.devices]
+        self.dev = RawBlock(queues, self.block_params, member_bytes)
+        self.fs = RawFs(self.dev, self.fs_params, self.sc.workload.offset)
+        self.stripe = PAGE
+        self.read_ahead = self.fs_params.read_ahead
 
     def _build_btrfs(self, layout: BtrfsArray, member_bytes: int, start: int) -> None:
         queues = [MemberQueue(self.devices[n], self.block_params, start) for n in layout.devices]
@@ -767,8 +809,9 @@ class BlockFsEngine(Engine):
                 "is the sustained write-back rate (what fio reports with end_fsync=1)"
             )
         lookups = self.page_hits + self.page_misses
+        fs_name = {BtrfsArray: "btrfs", RawDevices: "none"}.get(type(self.layout), "ext4")
         details: dict[str, Any] = {
-            "filesystem": "btrfs" if isinstance(self.layout, BtrfsArray) else "ext4",
+            "filesystem": fs_name,
             "page_cache_hit_ratio": self.page_hits / lookups if lookups else None,
             "page_cache_bytes": self.dirtyable,
             "dirty_setpoint_bytes": self.wb.setpoint,

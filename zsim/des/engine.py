@@ -39,7 +39,7 @@ from zsim.hardware import flash, hdd
 from zsim.hardware.catalog import Profile
 from zsim.layout.alloc import psize_to_asize
 from zsim.layout.grammar import parse_layout
-from zsim.layout.tree import BtrfsArray, MdArray, ZfsLayout, ZpoolOnBlock
+from zsim.layout.tree import BtrfsArray, MdArray, RawDevices, ZfsLayout, ZpoolOnBlock
 from zsim.result import DirectionStats, SimResult
 from zsim.zfs.arc import RecordCache, arc_data_bytes
 from zsim.zfs.compression import compressed_psize
@@ -797,7 +797,7 @@ class Engine:
             layout = parse_layout("md0")
         if not isinstance(layout, ZfsLayout):
             raise ZsimError(
-                f"the discrete-event engine models ZFS pools, md RAID and btrfs; "
+                f"the discrete-event engine models ZFS pools, md RAID, btrfs and raw devices; "
                 f"{pool.layout!r} is a {layout.system} layout, which it does not model yet"
             )
         if layout.of_class("dedup"):
@@ -1369,7 +1369,7 @@ class Engine:
 def simulate_des(sc: Any, seed: int = 1, control: RunControl | None = None) -> SimResult:
     """Run the discrete-event engine on a scenario (see :func:`zsim.simulate`): ZFS pools
     here, md RAID with an ext4-like file system and btrfs in :mod:`zsim.des.blockfs`."""
-    if isinstance(sc.layout_tree(), MdArray | BtrfsArray):
+    if isinstance(sc.layout_tree(), MdArray | BtrfsArray | RawDevices):
         from zsim.des.blockfs import simulate_blockfs
 
         return simulate_blockfs(sc, seed, control)

@@ -476,3 +476,21 @@ class BtrfsDevice(BlockDevice):
 def md_stripe_bytes(level: int, width: int, chunk: int) -> int:
     """Data bytes in one chunk row (a full stripe)."""
     return md_data_members(level, width) * chunk
+
+
+class RawBlock(BlockDevice):
+    """Bare devices side by side: logical byte ``i × member_bytes + x`` is byte ``x`` of
+    device ``i`` (layout ``raw N``; no striping, no redundancy)."""
+
+    def __init__(self, queues: list[MemberQueue], params: BlockParams, member_bytes: int):
+        self.queues, self.params, self.member_bytes = queues, params, member_bytes
+
+    def read(self, logical: int, nbytes: int, done: Callback, reader: int = 0) -> None:
+        member, offset = divmod(logical, self.member_bytes)
+        self.queues[member].submit(offset, nbytes, False, done)
+
+    def write(self, ranges: list[tuple[int, int]], done: Callback, fua: bool = False) -> None:
+        countdown = Countdown(len(ranges), done)
+        for logical, nbytes in ranges:
+            member, offset = divmod(logical, self.member_bytes)
+            self.queues[member].submit(offset, nbytes, True, countdown.tick, flush=fua)

@@ -104,6 +104,12 @@ SCHEMA: dict[str, tuple[_Parser, tuple[str, ...], bool, str]] = {
     "avg_seek_read": (parse_time, ("hdd",), True, "average read seek, s"),
     "avg_seek_write": (parse_time, ("hdd",), True, "average write seek, s"),
     "min_seek": (parse_time, ("hdd",), True, "track-to-track seek, s"),
+    "command_overhead": (
+        parse_time,
+        ("hdd",),
+        True,
+        "controller time per command, s (a measured cache-hit latency)",
+    ),
     "max_seek": (parse_time, ("hdd",), True, "full-stroke seek, s"),
     "read_bw": (parse_rate, ("ssd", "nvme"), True, "sequential read, bytes/s"),
     "write_bw": (parse_rate, ("ssd", "nvme"), True, "sequential write, bytes/s"),
@@ -113,6 +119,12 @@ SCHEMA: dict[str, tuple[_Parser, tuple[str, ...], bool, str]] = {
     "write_latency": (parse_time, ("ssd", "nvme"), True, "QD1 4K write latency, s"),
     "steady_write_bw": (parse_rate, ("ssd", "nvme"), True, "write rate after the cache, bytes/s"),
     "write_cache": (parse_size, ("ssd", "nvme"), True, "bytes written at full speed first"),
+    "flush_latency": (
+        parse_time,
+        ("ssd", "nvme"),
+        True,
+        "time a cache flush or FUA write adds, s (measured O_SYNC write minus plain write)",
+    ),
     "power_loss_protection": (
         _flag,
         ("hdd", "ssd", "nvme"),
@@ -170,6 +182,7 @@ class Profile:
     avg_seek_write: float | None = None
     min_seek: float | None = None
     max_seek: float | None = None
+    command_overhead: float | None = None
     read_bw: float | None = None
     write_bw: float | None = None
     read_iops: int | None = None
@@ -178,6 +191,7 @@ class Profile:
     write_latency: float | None = None
     steady_write_bw: float | None = None
     write_cache: int | None = None
+    flush_latency: float | None = None
     power_loss_protection: bool | None = None
     endurance_dwpd: float | None = None
     chip: str | None = None
@@ -189,6 +203,7 @@ class Profile:
     afr: float | None = None
     workload_rate: int | None = None
     sources: Mapping[str, str] = field(default_factory=dict)
+    calibration: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def size_bytes(self) -> int:
@@ -214,9 +229,11 @@ class Profile:
         out: dict[str, Any] = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if value is not None and f.name != "sources":
+            if value is not None and f.name not in ("sources", "calibration"):
                 out[f.name] = value
         out["sources"] = dict(self.sources)
+        if self.calibration:
+            out["calibration"] = dict(self.calibration)
         return out
 
 
@@ -239,7 +256,7 @@ def parse_profile(
         raise CatalogError(f"{where}: schema {schema!r} is not {SCHEMA_VERSION}, which zsim reads")
     values: dict[str, Any] = {}
     for key, raw in data.items():
-        if key in ("kind", "schema", "sources"):
+        if key in ("kind", "schema", "sources", "calibration"):
             continue
         if key not in SCHEMA:
             hint = difflib.get_close_matches(key, SCHEMA, n=1)
@@ -274,8 +291,15 @@ def parse_profile(
                 f"{where}: figures {unsourced} have no source; add [sources] default = "
                 f"'<datasheet name>' or one entry per key"
             )
+    calibration = data.get("calibration", {})
+    if not isinstance(calibration, Mapping):
+        raise CatalogError(
+            f"{where}: [calibration] must be a table (what 'zsim calibrate fit' wrote)"
+        )
     _check_consistency(values, where)
-    return Profile(name=name, kind=kind, sources=dict(sources), **values)
+    return Profile(
+        name=name, kind=kind, sources=dict(sources), calibration=dict(calibration), **values
+    )
 
 
 def _check_consistency(values: Mapping[str, Any], where: str) -> None:

@@ -147,7 +147,7 @@ def flash_params(profile: Profile, **overrides: object) -> FlashParams:
     if write_iops is None:
         write_iops = min(profile.write_bw / REF_BYTES, cap)
         notes.append(f"write_iops missing: write_bw / 4 KiB, at most {cap} (optimistic)")
-    if profile.power_loss_protection is None:
+    if profile.power_loss_protection is None and profile.flush_latency is None:
         notes.append(
             f"power_loss_protection missing: none assumed, flush {FLUSH_NO_PLP * 1e3:g} ms"
         )
@@ -165,7 +165,7 @@ def flash_params(profile: Profile, **overrides: object) -> FlashParams:
         "parallelism": _units(read_iops, read_latency),
         "steady_write_bw": min(steady, profile.write_bw),
         "write_cache": profile.write_cache or None,
-        "flush_latency": 0.0 if profile.power_loss_protection else FLUSH_NO_PLP,
+        "flush_latency": _flush_latency(profile),
         "notes": tuple(notes),
     }
     values.update(overrides)
@@ -173,6 +173,14 @@ def flash_params(profile: Profile, **overrides: object) -> FlashParams:
         iops, lat = values["read_iops"], values["read_latency"]
         values["parallelism"] = _units(iops, lat)  # type: ignore[arg-type]
     return FlashParams(**values)  # type: ignore[arg-type]
+
+
+def _flush_latency(profile: Profile) -> float:
+    """A measured flush time when the profile has one, else 0 with power-loss protection
+    and :data:`FLUSH_NO_PLP` without."""
+    if profile.flush_latency is not None:
+        return profile.flush_latency
+    return 0.0 if profile.power_loss_protection else FLUSH_NO_PLP
 
 
 def _units(iops: float, latency: float) -> int:

@@ -349,6 +349,8 @@ def hdd_params(
         values["write_cache"] = profile.write_back
     if profile.power_loss_protection:
         values["persistent_cache"] = True
+    if profile.command_overhead is not None:  # measured (zsim calibrate fit)
+        values["overhead"] = profile.command_overhead
     if "cache_bytes" in overrides and "readahead" not in overrides:
         values["readahead"] = min(int(overrides["cache_bytes"]), DEFAULT_READAHEAD)  # type: ignore[call-overload]
     values.update(overrides)

@@ -1,0 +1,286 @@
+"""The ``zsim calibrate plan|run|fit`` and ``zsim validate --profile`` commands: argument
+handling and text output only; the work is done by the API modules beside this one."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from zsim.errors import ZsimError
+from zsim.files import atomic_write_text
+from zsim.units import format_rate, format_size, format_time, parse_rate, parse_size, parse_time
+
+
+def _depths(text: str | None, what: str) -> tuple[int, ...] | None:
+    if text is None:
+        return None
+    try:
+        depths = tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise ZsimError(f"{what} must be whole numbers separated by commas, e.g. 1,4,32") from None
+    if not depths or min(depths) < 1:
+        raise ZsimError(f"{what} must be at least 1, e.g. 1,4,32")
+    return depths
+
+
+def plan_command(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    from zsim.calibrate.plan import PlanOptions, make_plan, write_plan
+
+    changes: dict[str, Any] = {"kind": args.kind, "allow_destroy": args.destroy_data}
+    if args.size:
+        changes["size"] = parse_size(args.size)
+    if args.runtime:
+        changes["runtime_s"] = parse_time(args.runtime)
+    if args.ramp:
+        changes["ramp_s"] = parse_time(args.ramp)
+    if (d := _depths(args.depths, "--depths")) is not None:
+        changes["depths_4k"] = d
+    if (d := _depths(args.large_depths, "--large-depths")) is not None:
+        changes["depths_large"] = d
+    if args.long_write:
+        changes["long_write_bytes"] = parse_size(args.long_write)
+    if args.rate:
+        changes["rate_bw"] = parse_rate(args.rate)
+    if args.rate_iops:
+        try:
+            changes["rate_iops"] = int(args.rate_iops)
+        except ValueError:
+            raise ZsimError(f"--rate-iops {args.rate_iops!r}: give a whole number") from None
+    if args.no_writes:
+        changes["include_writes"] = False
+    if args.no_dd:
+        changes["include_dd"] = False
+    options = PlanOptions(**changes)
+    plan = make_plan(args.target, options)
+    out = write_plan(plan, args.out)
+    for warning in plan.warnings:
+        sys.stderr.write(f"zsim: warning: {warning}\n")
+    timed = [s for s in plan.steps if s.tool == "fio"]
+    data = {
+        "plan_dir": str(out),
+        "target": plan.target,
+        "data_path": plan.data_path,
+        "target_type": plan.target_type,
+        "rotational": plan.rotational,
+        "steps": [s.name for s in plan.steps],
+        "destructive": any(s.destructive for s in plan.steps),
+        "warnings": list(plan.warnings),
+    }
+    estimate = len(timed) * (plan.options.runtime_s + plan.options.ramp_s)
+    lines = [
+        f"plan written to {out}: {len(plan.steps)} steps on {plan.data_path} "
+        f"({plan.target_type}{', rotational' if plan.rotational else ''})",
+        f"  fio jobs: {len(timed)} (about {format_time(estimate)} of timed runs, plus the "
+        f"long write and dd)",
+        f"  run it:   zsim calibrate run {out}     (or: bash {out}/run.sh)",
+        f"  then:     zsim calibrate fit {out} --out calibration/profiles/NAME.toml",
+    ]
+    return data, "\n".join(lines)
+
+
+def run_command(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    from zsim.calibrate.run import run_plan, text_progress
+
+    only = [x.strip() for x in args.only.split(",")] if args.only else None
+    summary = run_plan(args.plan_dir, fio=args.fio, progress=text_progress(sys.stderr), only=only)
+    data = {
+        "plan_dir": str(summary.plan_dir),
+        "ran": list(summary.ran),
+        "skipped": list(summary.skipped),
+        "results": [str(p) for p in summary.results],
+        "seconds": summary.seconds,
+    }
+    text = (
+        f"ran {len(summary.ran)} steps, skipped {len(summary.skipped)} already done, in "
+        f"{format_time(summary.seconds)}; results in {Path(args.plan_dir) / 'results'}\n"
+        f"next: zsim calibrate fit {args.plan_dir} --out calibration/profiles/NAME.toml"
+    )
+    return data, text
+
+
+def _base(items: list[str]) -> dict[str, Any]:
+    import tomllib
+
+    base: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ZsimError(f"--base {item!r}: write KEY=VALUE, e.g. --base pcie_gen=4")
+        try:
+            base[key.strip()] = tomllib.loads(f"v = {value}")["v"]
+        except tomllib.TOMLDecodeError:
+            base[key.strip()] = value
+    return base
+
+
+def fit_command(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    from zsim.calibrate.fit import fit_device, profile_toml
+    from zsim.calibrate.load import load_results
+
+    out = Path(args.out)
+    if out.suffix != ".toml":
+        raise ZsimError(f"--out {args.out!r}: a profile is a .toml file")
+    if not out.parent.is_dir():
+        raise ZsimError(f"--out {args.out!r}: folder {str(out.parent)!r} does not exist")
+    loaded = load_results(args.results)
+    if not loaded.measurements:
+        raise ZsimError(
+            "no fio or dd measurements among the files (zpool/arcstat logs alone describe a "
+            "pool, not a device); give the results of 'zsim calibrate run'"
+        )
+    name = args.name or out.stem
+    fit = fit_device(
+        loaded.measurements,
+        name=name,
+        kind=args.kind,
+        device_bytes=parse_size(args.device_size) if args.device_size else None,
+        ghz=args.cpu_ghz,
+        base=_base(args.base),
+    )
+    when = time.strftime("%Y-%m-%d")
+    atomic_write_text(out, profile_toml(fit, inputs=loaded.files, when=f"on {when}"))
+    data = fit.to_dict() | {"profile_file": str(out)}
+    return data, fit_text(fit) + f"\nprofile written to {out}"
+
+
+def fit_text(fit: Any) -> str:
+    lines = [
+        f"{fit.name}: {fit.kind}, {format_size(fit.device_bytes)}; "
+        f"{sum(r.used for r in fit.residuals)} of {len(fit.residuals)} measurements fitted, "
+        f"rms error {fit.rms_error:.1%} ({fit.status})",
+        "",
+        f"{'parameter':<18} {'value':>16} {'std. error':>12}  note",
+    ]
+    for p in fit.parameters:
+        if p.unit == "s":
+            value = format_time(p.value)
+        elif p.unit == "B/s":
+            value = format_rate(p.value)
+        elif p.unit == "B":
+            value = format_size(p.value)
+        else:
+            value = f"{p.value:.5g} {p.unit}"
+        se = f"±{p.rel_stderr:.1%}" if p.rel_stderr is not None else "—"
+        lines.append(f"{p.name:<18} {value:>16} {se:>12}  {p.note}")
+    lines += ["", f"{'measurement':<34} {'measured':>11} {'fitted':>11} {'error':>8}"]
+    for r in fit.residuals:
+        pred = f"{r.predicted_iops:11.1f}" if r.predicted_iops is not None else f"{'—':>11}"
+        err = f"{r.error:+8.1%}" if r.error is not None else f"{'—':>8}"
+        mark = "" if r.used else f"  not fitted: {r.why}"
+        lines.append(f"{r.name[:34]:<34} {r.measured_iops:11.1f} {pred} {err}{mark}")
+    lines.extend(f"note: {n}" for n in fit.notes)
+    return "\n".join(lines)
+
+
+def validate_command(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    from zsim.calibrate.fit import fit_device
+    from zsim.calibrate.load import load_results
+    from zsim.calibrate.validation import validate_measurements
+    from zsim.hardware.catalog import load_profile
+
+    if not args.sets:
+        raise ZsimError("--profile needs result files or folders to validate against")
+    profile = load_profile(args.profile)
+    loaded = load_results(args.sets)
+    if not loaded.measurements:
+        raise ZsimError("no fio or dd measurements among the files to validate against")
+    pool = hardware = None
+    if args.scenario:
+        from zsim.scenario import load_scenario
+
+        sc = load_scenario(args.scenario)
+        data = sc.to_dict()
+        pool, hardware = data["pool"], data["hardware"]
+    fit = None
+    device_bytes = profile.size_bytes
+    if not args.no_loo and pool is None:
+        try:
+            fit = fit_device(
+                loaded.measurements,
+                name=profile.name,
+                kind=profile.kind,
+                device_bytes=device_bytes,
+                base=_profile_base(profile),
+            )
+        except ZsimError as err:
+            sys.stderr.write(f"zsim: note: no leave-one-out ({err})\n")
+
+    def progress(i: int, n: int, name: str) -> None:
+        if sys.stderr.isatty():
+            sys.stderr.write(f"\r[{i}/{n}] {name[:50]:<50}")
+            sys.stderr.flush()
+
+    val = validate_measurements(
+        profile,
+        loaded.measurements,
+        device_bytes=device_bytes,
+        pool=pool,
+        hardware=hardware,
+        fit=fit,
+        engine=args.engine,
+        seed=args.seed,
+        progress=progress,
+    )
+    if sys.stderr.isatty():
+        sys.stderr.write("\n")
+    if args.plot:
+        from zsim.calibrate.plot import plot_validation
+
+        plot_validation(val, args.plot)
+    return val.to_dict(), validation_text(val) + (
+        f"\nplot written to {args.plot}" if args.plot else ""
+    )
+
+
+def _profile_base(profile: Any) -> dict[str, Any]:
+    keep = (
+        "pcie_gen",
+        "pcie_lanes",
+        "interface",
+        "link_rate",
+        "cache",
+        "sector",
+        "logical_sector",
+        "physical_sector",
+        "write_back",
+        "power_loss_protection",
+    )
+    data = profile.to_dict()
+    return {k: data[k] for k in keep if k in data}
+
+
+def validation_text(val: Any) -> str:
+    lines = [
+        f"profile {val.profile}: predicted ({val.engine}) vs measured, IOPS; error = "
+        f"predicted / measured − 1",
+        f"{'measurement':<30} {'rw':<9} {'bs':>6} {'QD':>3} {'measured':>10} {'zsim':>10} "
+        f"{'error':>7} {'LOO':>7} {'rule':>7}  limit",
+    ]
+
+    def pct(v: float | None) -> str:
+        return f"{v:+7.1%}" if v is not None else f"{'—':>7}"
+
+    for r in val.rows:
+        pred = f"{r.predicted_iops:10.1f}" if r.predicted_iops is not None else f"{'—':>10}"
+        lines.append(
+            f"{r.name[:30]:<30} {r.rw:<9} {format_size(r.bs):>6} {r.outstanding:>3} "
+            f"{r.measured_iops:10.1f} {pred} {pct(r.error)} {pct(r.loo_error)} "
+            f"{pct(r.rule_of_thumb_error)}  {r.limit or r.note[:40]}"
+        )
+    s = val.summary()
+    for key, label in (
+        ("zsim", "zsim"),
+        ("leave_one_out", "leave-one-out"),
+        ("rule_of_thumb", "rule of thumb"),
+    ):
+        st = s[key]
+        if st["n"]:
+            lines.append(
+                f"{label:<14} n={st['n']:<3} mean |error| {st['mean_abs']:.1%}, worst "
+                f"{st['max_abs']:.1%}, bias {st['bias']:+.1%}"
+            )
+    lines.extend(f"note: {n}" for n in val.notes)
+    return "\n".join(lines)

@@ -1,0 +1,171 @@
+"""What a raw-device measurement should have given, in closed form, from a device profile.
+
+The fit (:mod:`zsim.calibrate.fit`) evaluates these thousands of times, so they are pure
+functions of the same sub-models the discrete-event engine runs (:mod:`zsim.hardware.hdd`,
+:mod:`zsim.hardware.flash`), not a second copy of the physics: the DES's raw-device path
+(``raw N`` in :mod:`zsim.des.blockfs`) adds only the host's per-call CPU time
+(:data:`zsim.des.costs.SYSCALL_S`), the link transfer and the block layer's 32-command queue,
+and those are added here too. Shapes without a closed form (an HDD's queued random I/O, whose
+gain comes from shortest-access-time-first scheduling; its write-back cache; mixed
+read/write) return ``None``: the fit leaves them out, and validation predicts them with the
+discrete-event engine.
+
+Every function returns I/Os per second; bytes/s is that × block size.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from zsim.calibrate.measurement import Measurement
+from zsim.des.costs import REFERENCE_GHZ, SYSCALL_S
+from zsim.des.engine import _encoding, _peak, pcie_bytes_per_s
+from zsim.des.mdraid_map import BlockParams
+from zsim.hardware import flash, hdd
+from zsim.hardware.catalog import Profile
+
+SATA_LINE_RATE = 750e6
+"""SATA 6 Gb/s line rate, bytes/s, as the engine assumes when a profile gives none."""
+
+_QUEUE_DEPTH = BlockParams().queue_depth
+_GRID = (np.arange(48) + 0.5) / 48  # midpoints for the mean seek over a region
+
+
+def outstanding(m: Measurement) -> int:
+    """Commands a run keeps in flight: numjobs × iodepth for asynchronous engines, numjobs
+    for synchronous ones (fio's psync/sync ignore iodepth), at most the drive's queue."""
+    per_job = m.iodepth if m.ioengine not in ("psync", "sync", "pvsync", "pvsync2") else 1
+    return max(1, min(m.numjobs * per_job, _QUEUE_DEPTH))
+
+
+def host_time(ghz: float = REFERENCE_GHZ) -> float:
+    """Host CPU time per call that the engine charges (s), at ``ghz``."""
+    return SYSCALL_S * REFERENCE_GHZ / ghz
+
+
+def link_rate(profile: Profile) -> float:
+    """Payload bytes/s of the device's host link as the engine builds it, or ``inf`` when
+    the engine leaves the link passive (the device's peak cannot reach it, so the link adds
+    no time: ``zsim.des.engine._mark_passive``)."""
+    if profile.kind in ("hdd", "ssd"):
+        rate = _encoding(profile.link_rate or SATA_LINE_RATE)
+    else:
+        rate = pcie_bytes_per_s(profile.pcie_gen or 3, profile.pcie_lanes or 4)
+    peak_bw, _ = _peak(profile)
+    return math.inf if peak_bw < rate else rate
+
+
+def region(m: Measurement, device_bytes: int) -> tuple[float, float]:
+    """The run's region as LBA fractions (start, width) of a ``device_bytes`` device."""
+    start = m.offset if m.offset_fraction is None else m.offset_fraction * device_bytes
+    size = m.size if m.size else device_bytes - start
+    start_f = min(max(start / device_bytes, 0.0), 1.0)
+    width = min(max(size / device_bytes, 1e-9), 1.0 - start_f) if start_f < 1.0 else 1e-9
+    return start_f, width
+
+
+# ---------------------------------------------------------------- HDD
+
+
+def hdd_region_seek(params: hdd.HddParams, start: float, width: float, is_write: bool) -> float:
+    """Mean seek between two uniformly random LBAs of the region [start, start+width), s.
+
+    The LBAs map to radial positions by :func:`zsim.hardware.hdd.radial_position` (zoned
+    recording puts more bytes on outer tracks), then the fitted seek curve; a 48 × 48 grid of
+    midpoints integrates it (0.1 % of the closed form over the whole disk)."""
+    f = start + width * _GRID
+    rho = params.rho
+    s = np.sqrt(1.0 - f * (1.0 - rho * rho))
+    x = f * (1.0 + rho) / (1.0 + s)
+    d = np.abs(x[:, None] - x[None, :])
+    curve = params.seek_write if is_write else params.seek_read
+    seek = np.where(
+        d * curve.cylinders < 0.5,
+        0.0,
+        np.where(d < curve.x0, curve.a + curve.b * np.sqrt(d), curve.c + curve.e * d),
+    )
+    return float(seek.mean())
+
+
+def hdd_iops(
+    params: hdd.HddParams, m: Measurement, device_bytes: int, link: float, ghz: float
+) -> float | None:
+    """Closed-form IOPS of an HDD run, or None when only the engine can say.
+
+    * sequential reads or writes: the media rate at the middle of the region (read-ahead and
+      write-back keep the head streaming), capped by the link, or the per-command cost
+      (overhead + buffer transfer, + host time at one outstanding) when that is longer —
+      small sequential reads measure the per-command overhead this way;
+    * one outstanding random read: overhead + mean seek over the region + half a revolution
+      + transfer at the region's rate + host time (Ruemmler & Wilkes's components);
+    """
+    if m.sync or m.fsync:
+        return None  # a cache flush per write: the engine's business
+    start, width = region(m, device_bytes)
+    bs = m.bs
+    host = host_time(ghz)
+    mid = hdd.media_rate(params, min(start + width / 2, 1.0))
+    if m.rw in ("read", "write"):
+        # the head streams at the media rate (read-ahead, write-back) while commands cost
+        # the drive its overhead and the buffer transfer each; with one outstanding the
+        # host's call time is in series too
+        per_command = params.overhead + bs / min(params.buffer_rate, link)
+        if outstanding(m) == 1:
+            per_command += host
+        return 1.0 / max(bs / min(mid, link), per_command)
+    if m.rw != "randread" or outstanding(m) != 1:
+        return None
+    seek = hdd_region_seek(params, start, width, False)
+    service = params.overhead + seek + params.period / 2 + bs / mid
+    return 1.0 / (host + service + bs / link)
+
+
+# ---------------------------------------------------------------- flash
+
+
+def flash_iops(
+    params: flash.FlashParams,
+    m: Measurement,
+    link: float,
+    ghz: float,
+    written_before: int = 0,
+    smooth: bool = False,
+) -> float | None:
+    """Closed-form IOPS of an SSD/NVMe run: ``k = min(outstanding, parallelism)`` units busy,
+    each taking :func:`zsim.hardware.flash.service_time` with ``busy = k``; every command
+    also pays the host's call time and its link transfer, which do not hold a unit, so
+    IOPS = min(q / (host + link + t), k / t, link rate / bs). ``written_before``: bytes the
+    drive took since its write cache was last empty (the long-write segments). A sync write
+    adds the flush.
+    Mixed read/write runs return None. ``smooth``: the real-valued parallelism
+    (read IOPS × latency) instead of its ceiling, for the fit's first, global stage."""
+    if m.rw not in ("read", "write", "randread", "randwrite"):
+        return None
+    is_write = m.rw in ("write", "randwrite")
+    q = outstanding(m)
+    units: float = params.parallelism
+    if smooth:  # Little's law without the ceiling: no jumps for the optimizer to stop at
+        units = max(1.0, params.read_iops * params.read_latency)
+    k = min(q, units)
+    written = written_before if is_write else 0
+    t = flash.service_time(params, m.bs, is_write, written, busy=k)  # type: ignore[arg-type]
+    if is_write and m.sync:
+        t += params.flush_latency
+    host = host_time(ghz) + m.bs / link
+    return min(q / (host + t), k / t, link / m.bs)
+
+
+def predict_iops(
+    profile: Profile, m: Measurement, device_bytes: int, *, ghz: float = REFERENCE_GHZ
+) -> float | None:
+    """Closed-form IOPS of raw-device run ``m`` on a device described by ``profile``."""
+    link = link_rate(profile)
+    if profile.kind == "hdd":
+        return hdd_iops(hdd.hdd_params(profile), m, device_bytes, link, ghz)
+    return flash_iops(flash.flash_params(profile), m, link, ghz)
+
+
+def finite(value: float | None) -> bool:
+    return value is not None and math.isfinite(value) and value > 0
