@@ -50,3 +50,23 @@ def need_module(name: str, why: str) -> None:
         if tools_required():
             pytest.fail(message + " — ZSIM_REQUIRE_TOOLS=1 forbids skipping")
         pytest.skip(message)
+
+
+def shared_reference(name: str) -> Path:
+    """A folder of the project's shared reference set (``../shared/reference/NAME`` beside the
+    checkout, or under ``ZSIM_SHARED_DIR``). Raw files whose licence keeps them out of the
+    project are read there in place; skip without them, fail under CI (``CI`` set), where the
+    reference sets must be present."""
+    roots = [Path(p) for p in (os.environ.get("ZSIM_SHARED_DIR"),) if p]
+    roots += [ROOT.parent / "shared", Path("/work/shared")]
+    for root in roots:
+        folder = root / "reference" / name
+        if folder.is_dir():
+            return folder
+    message = (
+        f"needs the shared reference set {name!r} (../shared/reference/{name} beside the "
+        f"checkout, or ZSIM_SHARED_DIR)"
+    )
+    if os.environ.get("CI"):
+        pytest.fail(message + " — CI forbids skipping")
+    pytest.skip(message)

@@ -117,6 +117,8 @@ KEYS: dict[str, dict[str, _Key]] = {
         "ram": _Key("size", "a size above 0", '"64GiB"'),
         "cpu_cores": _Key("int", "a whole number ≥ 1", "8"),
         "cpu_ghz": _Key("float", "a clock in GHz above 0", "3.0"),
+        "cpu_io_cost_scale": _Key("float", "a multiplier above 0", "1.3"),
+        "cpu_byte_cost_scale": _Key("float", "a multiplier above 0", "1.3"),
         "zfs_version": _Key("text", "an OpenZFS release as text", '"2.2"'),
         "expander_bw": _Key("rate", "a rate above 0", '"2.4GB/s"'),
         "memory_bandwidth": _Key("rate", "a rate above 0", '"136GB/s"'),
@@ -356,6 +358,12 @@ class Hardware:
         ram: memory, bytes (default 64 GiB; TOML ``"64GiB"``).
         cpu_cores: CPU cores (default 8).
         cpu_ghz: nominal clock, GHz (default 3.0).
+        cpu_io_cost_scale: multiplier, above 0, of every per-call, per-record and per-I/O CPU
+            cost (:func:`zsim.des.costs.cpu_costs` ``io_scale``), calibrated for a host whose
+            kernel or CPU differs from the model's reference (default 1.0: the sourced costs).
+        cpu_byte_cost_scale: multiplier, above 0, of every per-byte CPU cost (copies,
+            checksums, parity, compression; ``cpu_costs`` ``byte_scale``), calibrated likewise,
+            e.g. for slower memory (default 1.0).
         zfs_version: OpenZFS release as given, e.g. ``"2.2"`` or ``"master"`` (default
             :data:`zsim.zfs.version.CURRENT`); checked with :func:`parse_zfs_version`.
         expander_bw: bytes/s shared by all disks behind one expander/backplane (default
@@ -386,6 +394,8 @@ class Hardware:
     cache_device_spec: str | None = None
     special_device_spec: str | None = None
     hba_spec: str | None = None
+    cpu_io_cost_scale: float = 1.0
+    cpu_byte_cost_scale: float = 1.0
 
     def __post_init__(self) -> None:
         _check_profile("disk", self.disk, DEVICE_KINDS)
@@ -397,6 +407,8 @@ class Hardware:
         _check_size("hardware", "ram", self.ram, 1)
         _check_whole("hardware", "cpu_cores", self.cpu_cores, 1)
         _check_real("hardware", "cpu_ghz", self.cpu_ghz, math.ulp(0))
+        _check_real("hardware", "cpu_io_cost_scale", self.cpu_io_cost_scale, math.ulp(0))
+        _check_real("hardware", "cpu_byte_cost_scale", self.cpu_byte_cost_scale, math.ulp(0))
         if not isinstance(self.zfs_version, str):
             raise _bad("hardware", "zfs_version", self.zfs_version)
         try:
@@ -1045,6 +1057,8 @@ def _hardware_items(hw: Hardware) -> dict[str, Any]:
         ram=_size_text(hw.ram),
         cpu_cores=hw.cpu_cores,
         cpu_ghz=hw.cpu_ghz,
+        cpu_io_cost_scale=hw.cpu_io_cost_scale,
+        cpu_byte_cost_scale=hw.cpu_byte_cost_scale,
         zfs_version=hw.zfs_version,
     )
     if hw.expander_bw is not None:

@@ -3,18 +3,18 @@
 Expected figures are computed here from the raw files by independent means (the JSON is
 decoded with the standard library, dd/zpool numbers are written out by hand), never by
 calling the parser under test twice. Data: tests/data/calibrate/ (see its README.md) and,
-read in place, the clemtibs benchmark logs under /work/shared/reference/.
+read in place, the clemtibs logs under ../shared/reference/ (tests.conftest.shared_reference).
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import shared_reference
 from zsim.calibrate.dd import DdResult, dd_measurement, parse_dd_file, parse_dd_text
 from zsim.calibrate.fio import parse_fio_file, parse_fio_text
 from zsim.calibrate.measurement import Measurement, ParseError
@@ -29,19 +29,12 @@ from zsim.units import parse_fio_size
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "calibrate"
 ZPOOL = DATA / "zpool"
-REFERENCE = Path("/work/shared/reference/clemtibs-zfs-benchmark")
-LOGS = REFERENCE / "zfs_benchmark_logs"
 KIB, MIB, GIB, TIB = 2**10, 2**20, 2**30, 2**40
 
 
 def reference_logs() -> Path:
     """The clemtibs logs (not shipped: no licence); skip without them, fail under CI."""
-    if not LOGS.is_dir():
-        message = f"needs the clemtibs benchmark logs at {LOGS} (read in place, never copied)"
-        if os.environ.get("CI"):
-            pytest.fail(message + " — CI forbids skipping")
-        pytest.skip(message)
-    return LOGS
+    return shared_reference("clemtibs-zfs-benchmark") / "zfs_benchmark_logs"
 
 
 def raw_json(path: Path) -> dict:
@@ -489,7 +482,8 @@ def reference_run(pool: str, test: str) -> Measurement:
 def test_every_reference_fio_run_parses():
     logs = reference_fio_logs()
     assert len(logs) == 23
-    runs = {path.relative_to(LOGS).parent.as_posix(): only(parse_fio_file(path)) for path in logs}
+    root = reference_logs()
+    runs = {path.relative_to(root).parent.as_posix(): only(parse_fio_file(path)) for path in logs}
     failed = {key for key, m in runs.items() if not m.ok}
     assert failed == {"tank_raidz2_nospecial_slog/metadata_stress_2"}
     broken = runs["tank_raidz2_nospecial_slog/metadata_stress_2"]
@@ -893,6 +887,6 @@ def test_reference_arcstat_logs_parse():
         assert all(set(row) >= {"time", "hits", "hit%", "c", "c_2", "avail"} for row in rows)
         assert all(row["c"] == row["c_2"] for row in rows)
     mixed = parse_arcstat(
-        (LOGS / "tank_raidz2_special_slog/mixed_rw/zfs/arcstat.log").read_text(), "a"
+        (reference_logs() / "tank_raidz2_special_slog/mixed_rw/zfs/arcstat.log").read_text(), "a"
     )
     assert mixed[0]["c"] == 31 * GIB

@@ -59,7 +59,7 @@ import numpy as np
 import simpy
 
 from zsim.des import memory
-from zsim.des.costs import REFERENCE_GHZ, cpu_costs
+from zsim.des.costs import REFERENCE_GHZ, cost_scales, cpu_costs
 from zsim.des.engine import Engine, Job, RunControl, _bus, _Stats
 from zsim.des.hardware import CpuPool, Device, MemoryBus
 from zsim.des.mdraid_map import (
@@ -569,10 +569,12 @@ class BlockFsEngine(Engine):
         self.raid5d = CpuPool(self.env, 1)
         parity = {5: 1, 6: 2}.get(getattr(layout, "level", 0), 0)
         source = w.source if w.tool == "dd" else "zero"
-        self.costs = cpu_costs(hw.cpu_ghz, "off", parity, "off", source)
-        self.cost_scale = REFERENCE_GHZ / hw.cpu_ghz
+        self.costs = cpu_costs(hw.cpu_ghz, "off", parity, "off", source, **cost_scales(hw))
+        # md's per-stripe work scales like a per-I/O cost, btrfs's crc32c like a per-byte one
+        self.cost_scale = REFERENCE_GHZ / hw.cpu_ghz * hw.cpu_io_cost_scale
+        crc_scale = REFERENCE_GHZ / hw.cpu_ghz * hw.cpu_byte_cost_scale
         self.crc_per_byte = (
-            self.cost_scale / self.fs_params.crc32c_rate if isinstance(layout, BtrfsArray) else 0.0
+            crc_scale / self.fs_params.crc32c_rate if isinstance(layout, BtrfsArray) else 0.0
         )
         member_bytes = partition_bytes or disk.size_bytes
         if member_bytes > disk.size_bytes:

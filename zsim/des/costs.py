@@ -40,6 +40,7 @@ set xattrs, e.g. SMB with ACLs, which zsim does not model).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 REFERENCE_GHZ = 3.0
 _GB = 1e9
@@ -240,6 +241,15 @@ def effective_checksum(checksum: str, dedup: bool) -> str:
     return checksum
 
 
+def cost_scales(hardware: Any) -> dict[str, float]:
+    """``io_scale`` and ``byte_scale`` for :func:`cpu_costs` from a scenario's ``[hardware]``
+    (its ``cpu_io_cost_scale`` and ``cpu_byte_cost_scale`` keys)."""
+    return {
+        "io_scale": hardware.cpu_io_cost_scale,
+        "byte_scale": hardware.cpu_byte_cost_scale,
+    }
+
+
 def cpu_costs(
     ghz: float,
     checksum: str,
@@ -250,6 +260,8 @@ def cpu_costs(
     compress_ratio: float | None = None,
     dedup: bool = False,
     atime: bool = False,
+    io_scale: float = 1.0,
+    byte_scale: float = 1.0,
 ) -> CpuCosts:
     """Costs on a ``ghz`` core for a pool's checksum, raidz parity level and compression.
 
@@ -258,8 +270,18 @@ def cpu_costs(
     is stored uncompressed, so compression runs at its incompressible-data rate and reads
     decompress nothing. ``dedup`` forces a cryptographic checksum and adds the DDT work;
     ``atime`` adds an inode update per read call.
+
+    ``io_scale`` multiplies every per-call, per-record and per-I/O term (``syscall``,
+    ``zio``, ``leaf_io``, ``dedup_per_write``, ``atime_update``) and ``byte_scale`` every
+    per-byte term (copy, checksum, parity, compression, decompression, dd's source, the
+    direct-write verify and the ARC pages). They are calibrated multipliers for a host whose
+    kernel, CPU or memory differs from the model's reference (the scenario keys
+    ``hardware.cpu_io_cost_scale`` and ``cpu_byte_cost_scale``, fitted by
+    :mod:`zsim.calibrate.host_fit`); 1.0, the default, keeps the sourced figures above.
     """
-    scale = REFERENCE_GHZ / ghz
+    clock = REFERENCE_GHZ / ghz
+    per_io = clock * io_scale
+    scale = clock * byte_scale  # per byte
     summed = effective_checksum(checksum, dedup)
     incompressible = compress_ratio is not None and compress_ratio < MIN_KEPT_RATIO
     compress_rate = (_COMPRESS_RATE_INCOMPRESSIBLE if incompressible else _COMPRESS_RATE)[
@@ -268,17 +290,17 @@ def cpu_costs(
     decompress_rate = float("inf") if incompressible else _DECOMPRESS_RATE[compression]
     checksum_per_byte = scale / _CHECKSUM_RATE[summed]
     return CpuCosts(
-        syscall=SYSCALL_S * scale,
-        zio=ZIO_S * scale,
+        syscall=SYSCALL_S * per_io,
+        zio=ZIO_S * per_io,
         copy_per_byte=scale / COPY_RATE,
         checksum_per_byte=checksum_per_byte,
         parity_per_byte=scale / _PARITY_RATE[min(parity, 3)],
         compress_per_byte=scale / compress_rate,
         decompress_per_byte=scale / decompress_rate,
         source_per_byte=scale / _SOURCE_RATE[source],
-        leaf_io=LEAF_IO_S * scale,
-        dedup_per_write=DEDUP_PER_WRITE_S * scale if dedup else 0.0,
-        atime_update=ATIME_UPDATE_S * scale if atime else 0.0,
+        leaf_io=LEAF_IO_S * per_io,
+        dedup_per_write=DEDUP_PER_WRITE_S * per_io if dedup else 0.0,
+        atime_update=ATIME_UPDATE_S * per_io if atime else 0.0,
         direct_verify_per_byte=checksum_per_byte,
         checksum=summed,
         cache_pages_per_byte=ARC_PAGE_S * scale / _PAGE,
