@@ -491,25 +491,33 @@ def _as_profile_table(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _cliff(segments: list[Measurement]) -> tuple[float, int] | None:
-    """(steady_write_bw, write_cache bytes) from the long write's segments, or None when
-    no segment fell below :data:`CLIFF_RATIO` of the first one."""
+    """(steady_write_bw, write_cache bytes) from the long write's segments, or None.
+
+    The cliff is the first segment from which the median rate of the rest stays below
+    :data:`CLIFF_RATIO` of the median before it, with at least two segments on each side: one
+    slow segment amid fast ones is noise (a shared host's hiccup), not a cache running out.
+    """
     segments = sorted(segments, key=lambda m: (m.offset_fraction or 0.0, m.offset))
     rates = [m.direction().bytes_per_s for m in segments]
-    if len(rates) < 3:
+    cliff = next(
+        (
+            i
+            for i in range(2, len(rates) - 1)
+            if statistics.median(rates[i:]) < CLIFF_RATIO * statistics.median(rates[:i])
+        ),
+        None,
+    )
+    if cliff is None:
         return None
-    first = rates[0]
-    slow = [i for i, r in enumerate(rates) if r < CLIFF_RATIO * first]
-    if not slow:
-        return None
-    i = slow[0]
-    steady = statistics.median(rates[i:])
-    before = sum(m.direction().io_bytes for m in segments[:i])
-    # within segment i the drive wrote c bytes fast and the rest slowly: its mean rate r_i
-    # satisfies n / r_i = c / first + (n − c) / steady
-    n = segments[i].direction().io_bytes
-    if first > steady:
-        c = (n / rates[i] - n / steady) / (1.0 / first - 1.0 / steady)
-        before += int(min(max(c, 0.0), n))
+    fast = statistics.median(rates[:cliff])
+    steady = statistics.median(rates[cliff:])
+    before = sum(m.direction().io_bytes for m in segments[:cliff])
+    # within the first slow segment the drive wrote c bytes fast and the rest slowly: its
+    # mean rate r satisfies n / r = c / fast + (n − c) / steady
+    n = segments[cliff].direction().io_bytes
+    r = rates[cliff]
+    c = (n / r - n / steady) / (1.0 / fast - 1.0 / steady)
+    before += int(min(max(c, 0.0), n))
     return steady, before
 
 
@@ -699,8 +707,8 @@ def fit_device(
         cliff = _cliff(long_writes)
         if cliff is None:
             notes.append(
-                f"long write: no segment below {CLIFF_RATIO:.0%} of the first; no cache cliff "
-                f"within {sum(m.direction().io_bytes for m in long_writes)} bytes"
+                f"long write: its rate never stayed below {CLIFF_RATIO:.0%} of the rate before; "
+                f"no cache cliff within {sum(m.direction().io_bytes for m in long_writes)} bytes"
             )
         else:
             params.append(
@@ -790,6 +798,20 @@ def _toml_text(value: Any) -> str:
     return f'"{text}"'
 
 
+def _describe_inputs(paths: list[str]) -> str:
+    """"N measurement files in DIR" (their common folder), or the one file's name."""
+    import os.path
+
+    if len(paths) == 1:
+        return f"the measurements in {paths[0]}"
+    try:
+        common = os.path.commonpath(paths)
+    except ValueError:
+        common = ""
+    where = f" in {common}" if common else ""
+    return f"{len(paths)} measurement files{where}"
+
+
 def profile_toml(fit: DeviceFit, *, inputs: Sequence[str] = (), when: str = "") -> str:
     """The fitted profile as a catalog TOML file: the figures (SI base units, numbers), a
     ``[sources]`` table naming the measurements, and a ``[calibration]`` table with every
@@ -832,7 +854,7 @@ def profile_toml(fit: DeviceFit, *, inputs: Sequence[str] = (), when: str = "") 
         "default = "
         + _toml_text(
             f"zsim calibrate fit{(' ' + when) if when else ''}: least-squares fit to "
-            f"{len(fit.sources)} measurement file(s): " + ", ".join(inputs or fit.sources)
+            + _describe_inputs(list(inputs or fit.sources))
         ),
         "",
         "[calibration]",

@@ -149,15 +149,15 @@ def _wrapped(path: Path, text: str) -> list[Measurement]:
         from zsim.units import parse_fio_size
 
         direction = "read" if purpose == "dd-read" else "write"
-        ms = [
-            dd.dd_measurement(
-                result,
-                direction=direction,
-                bs=parse_fio_size(bs),
-                source=source,
-                name=str(doc.get("step") or path.stem),
-            )
-        ]
+        measurement = dd.dd_measurement(
+            result,
+            direction=direction,
+            bs=parse_fio_size(bs),
+            source=source,
+            name=str(doc.get("step") or path.stem),
+        )
+        flags = {a.split("=", 1)[1] for a in argv if a.startswith(("iflag=", "oflag="))}
+        ms = [replace(measurement, direct=any("direct" in f.split(",") for f in flags))]
     else:
         raise ParseError(source, 1, "a zsim result without fio_output, fio_text or dd_text")
     return [replace(m, **facts) for m in ms]

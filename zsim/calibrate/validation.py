@@ -51,8 +51,21 @@ def job_scenario(
     hw = dict(hardware or {})
     hw["disk"] = profile_table(disk)
     size_dev = device_bytes or disk.size_bytes
-    if m.tool == "dd":
+    if m.tool == "dd" and m.direct:
+        # dd with iflag/oflag=direct is one synchronous O_DIRECT stream per process: what fio
+        # does with ioengine=psync, direct=1, one job per stream, sequentially
+        per_stream = max(m.direction().io_bytes // max(m.numjobs, 1), m.bs)
         work: dict[str, Any] = {
+            "tool": "fio",
+            "rw": "write" if m.rw == "write" else "read",
+            "bs": m.bs,
+            "numjobs": m.numjobs,
+            "ioengine": "psync",
+            "direct": True,
+            "size": per_stream // m.bs * m.bs,
+        }
+    elif m.tool == "dd":
+        work = {
             "tool": "dd",
             "direction": "write" if m.rw == "write" else "read",
             "bs": m.bs,
