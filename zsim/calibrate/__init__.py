@@ -6,6 +6,40 @@ and :mod:`~zsim.calibrate.zpool` parse tool output into :class:`Measurement` obj
 ``fit`` turns them into a catalog profile; ``validation`` predicts what was measured.
 """
 
+from typing import Any
+
 from zsim.calibrate.measurement import DirectionResult, Measurement, ParseError
 
-__all__ = ["DirectionResult", "Measurement", "ParseError"]
+__all__ = [
+    "DirectionResult",
+    "Measurement",
+    "ParseError",
+    "fit_device",
+    "load_results",
+    "make_plan",
+    "profile_toml",
+    "read_plan",
+    "run_plan",
+    "validate_measurements",
+    "write_plan",
+]
+
+_LAZY = {
+    "fit_device": "zsim.calibrate.fit",
+    "profile_toml": "zsim.calibrate.fit",
+    "load_results": "zsim.calibrate.load",
+    "make_plan": "zsim.calibrate.plan",
+    "read_plan": "zsim.calibrate.plan",
+    "write_plan": "zsim.calibrate.plan",
+    "run_plan": "zsim.calibrate.run",
+    "validate_measurements": "zsim.calibrate.validation",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The API functions, imported on first use (scipy and the engine load only then)."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'zsim.calibrate' has no attribute {name!r}")

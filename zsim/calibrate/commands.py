@@ -142,8 +142,60 @@ def fit_command(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     )
     when = time.strftime("%Y-%m-%d")
     atomic_write_text(out, profile_toml(fit, inputs=loaded.files, when=f"on {when}"))
-    data = fit.to_dict() | {"profile_file": str(out)}
-    return data, fit_text(fit) + f"\nprofile written to {out}"
+    pool_logs, pool_text = pool_log_summary(loaded)
+    data = fit.to_dict() | {"profile_file": str(out), "pool_logs": pool_logs}
+    return data, fit_text(fit) + pool_text + f"\nprofile written to {out}"
+
+
+def pool_log_summary(loaded: Any) -> tuple[dict[str, Any], str]:
+    """What the zpool status / iostat / arcstat files among the results say, in SI units.
+
+    They describe a pool, not the device being fitted: a resilver's or scrub's rate to set
+    against ``zsim resilver``, the disks' rates and the ARC's size during a run."""
+    data: dict[str, Any] = {"scans": {}, "iostat": {}, "arcstat": {}}
+    lines = []
+    for source, scan in loaded.scans.items():
+        rate = scan.bytes / scan.seconds if scan.bytes and scan.seconds else None
+        data["scans"][source] = {
+            "kind": scan.kind,
+            "state": scan.state,
+            "bytes": scan.bytes,
+            "seconds": scan.seconds,
+            "bytes_per_s": rate,
+            "issue_rate": scan.issue_rate,
+        }
+        shown = f", {format_rate(rate)}" if rate else ""
+        took = f" in {format_time(scan.seconds)}" if scan.seconds else ""
+        done = f" {format_size(scan.bytes)}" if scan.bytes else ""
+        lines.append(f"{source}: {scan.kind} {scan.state}{done}{took}{shown}")
+    for source, samples in loaded.iostat.items():
+        live = [s for s in samples if not s.since_import]
+        top = live[0].rows[0] if live and live[0].rows else None
+        if top is None:
+            continue
+        reads = [s.rows[0].read_bytes_per_s or 0.0 for s in live]
+        writes = [s.rows[0].write_bytes_per_s or 0.0 for s in live]
+        data["iostat"][source] = {
+            "pool": top.name,
+            "samples": len(live),
+            "mean_read_bytes_per_s": sum(reads) / len(reads),
+            "mean_write_bytes_per_s": sum(writes) / len(writes),
+        }
+        mean_read, mean_write = sum(reads) / len(reads), sum(writes) / len(writes)
+        lines.append(
+            f"{source}: pool {top.name}, {len(live)} samples, mean read "
+            f"{format_rate(mean_read)}, write {format_rate(mean_write)}"
+        )
+    for source, rows in loaded.arcstat.items():
+        sizes = [r["size"] for r in rows if isinstance(r.get("size"), float | int)]
+        if sizes:
+            data["arcstat"][source] = {"samples": len(rows), "max_size_bytes": max(sizes)}
+            lines.append(f"{source}: ARC up to {format_size(max(sizes))} over {len(rows)} samples")
+    if not lines:
+        return data, ""
+    return data, "\n\npool logs (not used by the device fit):\n" + "\n".join(
+        f"  {line}" for line in lines
+    )
 
 
 def fit_text(fit: Any) -> str:

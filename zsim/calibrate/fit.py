@@ -799,7 +799,7 @@ def _toml_text(value: Any) -> str:
 
 
 def _describe_inputs(paths: list[str]) -> str:
-    """"N measurement files in DIR" (their common folder), or the one file's name."""
+    """The inputs as "N measurement files in DIR" (their common folder), or the one file."""
     import os.path
 
     if len(paths) == 1:
