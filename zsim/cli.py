@@ -147,6 +147,12 @@ def _build_parser() -> argparse.ArgumentParser:
     cfit.add_argument("--device-size", help="the device's size, when no plan says it")
     cfit.add_argument("--cpu-ghz", type=float, default=3.0, help="host clock, GHz (default 3)")
     cfit.add_argument(
+        "--scenario",
+        metavar="TOML",
+        help="the results are pool-level runs on this scenario's pool: fit the host's CPU-cost "
+        "multipliers instead of a device, and write the scenario with them to --out",
+    )
+    cfit.add_argument(
         "--base",
         action="append",
         default=[],

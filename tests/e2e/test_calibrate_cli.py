@@ -100,3 +100,16 @@ def test_validate_profile_json_has_every_run_and_the_three_summaries(stored_fit,
         assert r["rule_of_thumb_error"] is not None
     assert set(val["summary"]) == {"zsim", "leave_one_out", "rule_of_thumb"}
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_pool_level_fit_needs_more_runs_than_multipliers(tmp_path):
+    scenario = tmp_path / "pool.toml"
+    scenario.write_text(
+        '[hardware]\ndisk = "samsung-pm9a3-3.84tb"\n[pool]\nlayout = "stripe 1"\n'
+        '[workload]\nrw = "randread"\nbs = "4K"\n'
+    )
+    one = str(DATA / "calibrate" / "fio-3.33_randread_json.txt")
+    run = zsim("calibrate", "fit", one, "--scenario", str(scenario), "--out",
+               str(tmp_path / "fitted.toml"))  # fmt: skip
+    one_line_error(run, "pool runs")
+    assert not (tmp_path / "fitted.toml").exists()

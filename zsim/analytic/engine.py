@@ -38,7 +38,7 @@ import simpy
 from zsim.analytic import devices
 from zsim.analytic.queueing import Station, solve
 from zsim.des import memory
-from zsim.des.costs import cost_scales, cpu_costs
+from zsim.des.costs import cpu_costs
 from zsim.des.engine import _bus, zio_taskq_threads
 from zsim.des.vdev import CLASS_LIMITS, SYNC_READ, TopVdev
 from zsim.errors import ZsimError
@@ -209,7 +209,8 @@ class _Model:
             compress_ratio=pool.compress_ratio,
             dedup=False,
             atime=pool.atime == "on",
-            **cost_scales(hw),
+            io_scale=hw.cpu_io_cost_scale,
+            byte_scale=hw.cpu_byte_cost_scale,
         )
         self.cores = hw.cpu_cores
         self.taskq = zio_taskq_threads(hw.cpu_cores)
@@ -547,7 +548,12 @@ class _Model:
         asize = [0.0] * len(self.vdevs)
         cpu = 0.0
         meta_compress = cpu_costs(
-            self.sc.hardware.cpu_ghz, pool.checksum, 0, "lz4", **cost_scales(self.sc.hardware)
+            self.sc.hardware.cpu_ghz,
+            pool.checksum,
+            0,
+            "lz4",
+            io_scale=self.sc.hardware.cpu_io_cost_scale,
+            byte_scale=self.sc.hardware.cpu_byte_cost_scale,
         ).compress_per_byte
         for level in range(1, indirect_levels(self.file_records) + 1):
             span = BPS_PER_INDIRECT**level

@@ -123,6 +123,8 @@ def fit_command(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     out = Path(args.out)
     if out.suffix != ".toml":
         raise ZsimError(f"--out {args.out!r}: a profile is a .toml file")
+    if args.scenario:
+        return host_fit_command(args, out)
     if not out.parent.is_dir():
         raise ZsimError(f"--out {args.out!r}: folder {str(out.parent)!r} does not exist")
     loaded = load_results(args.results)
@@ -239,16 +241,14 @@ def validate_command(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     loaded = load_results(args.sets)
     if not loaded.measurements:
         raise ZsimError("no fio or dd measurements among the files to validate against")
-    pool = hardware = None
+    base = None
     if args.scenario:
         from zsim.scenario import load_scenario
 
-        sc = load_scenario(args.scenario)
-        data = sc.to_dict()
-        pool, hardware = data["pool"], data["hardware"]
+        base = load_scenario(args.scenario)
     fit = None
     device_bytes = profile.size_bytes
-    if not args.no_loo and pool is None:
+    if not args.no_loo and base is None:
         try:
             fit = fit_device(
                 loaded.measurements,
@@ -269,8 +269,7 @@ def validate_command(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
         profile,
         loaded.measurements,
         device_bytes=device_bytes,
-        pool=pool,
-        hardware=hardware,
+        base=base,
         fit=fit,
         engine=args.engine,
         seed=args.seed,
@@ -336,3 +335,48 @@ def validation_text(val: Any) -> str:
             )
     lines.extend(f"note: {n}" for n in val.notes)
     return "\n".join(lines)
+
+
+def host_fit_command(args: argparse.Namespace, out: Path) -> tuple[dict[str, Any], str]:
+    """``zsim calibrate fit RESULTS --scenario POOL.toml --out FITTED.toml``: pool-level runs
+    → the host's CPU-cost multipliers (:mod:`zsim.calibrate.host_fit`), written as the
+    scenario with ``hardware.cpu_io_cost_scale``/``cpu_byte_cost_scale`` set."""
+    from zsim.calibrate.host_fit import PoolCase, fit_host_costs, with_multipliers
+    from zsim.calibrate.load import load_results
+    from zsim.calibrate.validation import job_scenario
+    from zsim.scenario import load_scenario
+
+    if not out.parent.is_dir():
+        raise ZsimError(f"--out {args.out!r}: folder {str(out.parent)!r} does not exist")
+    sc = load_scenario(args.scenario)
+    loaded = load_results(args.results)
+    cases = []
+    for m in loaded.measurements:
+        if not m.ok or m.purpose == "prepare":
+            continue
+        direction = "write" if m.direction() is m.write else "read"
+        cases.append(
+            PoolCase(
+                name=m.name,
+                scenario=job_scenario(m, sc.hardware.disk, base=sc),
+                direction=direction,
+                measured_bytes_per_s=m.direction().bytes_per_s,
+            )
+        )
+    fit = fit_host_costs(cases, seed=getattr(args, "seed", 1) or 1)
+    fitted = with_multipliers(sc, fit.values)
+    header = [
+        f"# {sc.name or Path(args.scenario).stem}: CPU-cost multipliers fitted by 'zsim calibrate "
+        f"fit --scenario' to {len(cases)} pool-level runs ({fit.message})",
+    ]
+    for p in fit.parameters:
+        se = f" ± {p.stderr:.3g}" if p.stderr is not None else ""
+        header.append(f"#   {p.name} = {p.value:.4g}{se}{'' if p.fitted else ' (kept)'} {p.note}")
+    header.extend(
+        f"#   {r.name}: measured {format_rate(r.measured)}, predicted "
+        f"{format_rate(r.predicted)} ({r.error:+.1%}; {r.error_start:+.1%} before)"
+        for r in fit.residuals
+    )
+    atomic_write_text(out, "\n".join(header) + "\n" + fitted.to_toml())
+    text = "\n".join(line.removeprefix("# ") for line in header)
+    return fit.to_dict() | {"scenario_file": str(out)}, text + f"\nscenario written to {out}"

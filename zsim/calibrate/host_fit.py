@@ -16,12 +16,19 @@ Method:
 * Parameters: the logarithms of the multipliers, started at 0 (multiplier 1.0, the sourced
   costs) and bounded to ``log 0.05 … log 20``; solved with
   :func:`scipy.optimize.least_squares` (trust-region reflective, ``method="trf"``) and a
-  finite-difference step of :data:`DIFF_STEP` in log space: the DES jitters by a few tenths
-  of a percent between nearby inputs, which a finer step would read as slope.
+  forward-difference Jacobian with an absolute step of :data:`DIFF_STEP` in log space: the
+  DES jitters by a few tenths of a percent between nearby inputs, which a finer step would
+  read as slope.
 * Identifiability: before the fit each multiplier is doubled alone; if no case's
   prediction moves by more than :data:`SENSITIVITY_FLOOR` per unit of log multiplier (the
   Jacobian column at the start, estimated over that wide step), no case depends on it (no
   run is bound by that CPU work) and it is reported as not identifiable and kept at 1.0.
+* Cases no fitted multiplier moves (by the same probe) are held at their residual at 1.0
+  inside the objective: their true slope is ~0, but the DES's jitter between nearby inputs
+  (a few tenths of a percent) times a large misfit would otherwise give the sum of squares
+  a spurious slope as large as the real one. They still count in the RSS and in m; should
+  the solution move one of them by more than the probe's floor, it is released and the fit
+  redone from there (``CaseResidual.informative`` says which were held).
 * Standard errors from the Jacobian J at the solution, ``cov = s² (JᵀJ)⁻¹`` with
   ``s² = RSS / (m − n)`` (m cases, n fitted multipliers; the Gauss-Newton estimate, Bates &
   Watts, *Nonlinear Regression Analysis and Its Applications*, 1988, §2.3, as in
@@ -60,19 +67,25 @@ DIFF_STEP = 0.05
 
 MAX_NFEV = 30
 """Evaluations of the objective the solver may spend (each simulates every case once),
-not counting those of its finite-difference Jacobians."""
+not counting those of its finite-difference Jacobians (one per fitted parameter each)."""
 
-TOLERANCE = 1e-4
-"""``ftol`` and ``xtol`` of the solver: a relative change of the sum of squares, or of the
-log multipliers, below which it stops; finer than the DES's own precision (~1 %)."""
+XTOL = 1e-3
+"""``xtol`` of the solver: it stops when a step changes the log multipliers by less than
+this, relatively (0.1 %, finer than the DES's own precision of ~1 %)."""
+
+FTOL = 1e-6
+"""``ftol`` of the solver (relative change of the sum of squares). Small: the sum includes
+the misfit of cases no parameter moves, which a looser test would let end the fit early."""
 
 PROBE_FACTOR = 2.0
 """The identifiability probe multiplies one parameter by this factor."""
 
-SENSITIVITY_FLOOR = 0.02
-"""A parameter moves some case's log prediction by more than this per unit of log
-multiplier, or it is not identifiable: doubling it changes no prediction by more than
-≈ 1.4 %, the size of the DES's jitter between nearby inputs."""
+SENSITIVITY_FLOOR = 0.1
+"""A parameter must move some case's log prediction by more than this per unit of log
+multiplier, or it is not identifiable: doubling it then changes no prediction by more than
+≈ 7 %. Below that the change is not told apart from the DES's own spread: two runs of a
+disk-bound case with different CPU costs differ by up to 2-4 % (each stops at a 2 % 95 %
+half-width, and common random numbers do not survive a change in event order)."""
 
 TARGET_CI = 0.02
 """The DES's stop rule (95 % half-width ÷ mean); a run stopped at a cap is ``capped``."""
@@ -130,7 +143,9 @@ class FitParameter:
 @dataclass(frozen=True)
 class CaseResidual:
     """One case at the fitted multipliers and at 1.0 (the start): predicted bytes/s, the
-    relative error (predicted ÷ measured − 1) and the resource the engine says limits it."""
+    relative error (predicted ÷ measured − 1) and the resource the engine says limits it.
+    ``capped``: the run stopped at a time cap, not at the 95 % CI target. ``informative``:
+    some fitted parameter moves it; if not, the fit held it at its residual at 1.0."""
 
     name: str
     direction: str
@@ -140,6 +155,7 @@ class CaseResidual:
     limit: str
     limit_start: str
     capped: bool = False
+    informative: bool = True
 
     @property
     def error(self) -> float:
@@ -167,6 +183,7 @@ class CaseResidual:
             "limit": self.limit,
             "limit_start": self.limit_start,
             "capped": self.capped,
+            "informative": self.informative,
         }
 
 
@@ -174,12 +191,13 @@ class CaseResidual:
 class HostFit:
     """The result of :func:`fit_host_costs`: every parameter, every case's residual, the
     number of objective evaluations (each simulates every case once), the solver's status
-    and message (``status`` 1-4 converged; 0 when nothing was identifiable, no solve run)."""
+    and message (``status`` 1-4: converged, :func:`scipy.optimize.least_squares`'s codes;
+    ``None`` when nothing was identifiable and no solve was run)."""
 
     parameters: tuple[FitParameter, ...]
     residuals: tuple[CaseResidual, ...]
     evaluations: int
-    status: int
+    status: int | None
     message: str
     engine: str
     seed: int
@@ -251,7 +269,11 @@ class LooPrediction:
 
 def with_multipliers(scenario: Scenario, values: dict[str, float]) -> Scenario:
     """The scenario with its ``[hardware]`` multipliers set to ``values``."""
-    return replace(scenario, hardware=replace(scenario.hardware, **values))
+    unknown = set(values) - set(HOST_PARAMETERS)
+    if unknown:
+        raise ZsimError(f"not a host multiplier: {', '.join(sorted(unknown))}")
+    changes: dict[str, Any] = dict(values)
+    return replace(scenario, hardware=replace(scenario.hardware, **changes))
 
 
 @dataclass(frozen=True)
@@ -262,27 +284,42 @@ class _Prediction:
 
 
 class _Objective:
-    """The cases' predictions as a function of the multipliers, memoised by their values."""
+    """The cases' predictions as a function of the multipliers, memoised per case and value.
+
+    ``held`` maps a case's name to a constant log residual used in place of simulating it:
+    cases no fitted parameter moves (see :func:`fit_host_costs`)."""
 
     def __init__(
-        self, cases: Sequence[PoolCase], engine: str, seed: int, max_wall_seconds: float
+        self,
+        cases: Sequence[PoolCase],
+        engine: str,
+        seed: int,
+        max_wall_seconds: float,
+        held: dict[str, float] | None = None,
     ) -> None:
         self.cases = list(cases)
         self.engine, self.seed, self.max_wall = engine, seed, max_wall_seconds
-        self.memo: dict[tuple[tuple[str, float], ...], list[_Prediction]] = {}
+        self.held = dict(held or {})
+        self.memo: dict[tuple[tuple[tuple[str, float], ...], str], _Prediction] = {}
 
     @property
     def evaluations(self) -> int:
-        return len(self.memo)
+        """Distinct multiplier values simulated (each for every case not held)."""
+        return len({key for key, _ in self.memo})
 
     def predict(self, values: dict[str, float]) -> list[_Prediction]:
+        """Every case (held ones too) at ``values``; the other multipliers at 1.0."""
+        return [self.predict_one(values, case) for case in self.cases]
+
+    def predict_one(self, values: dict[str, float], case: PoolCase) -> _Prediction:
+        """One case at ``values`` (simulated even when held), memoised."""
         full = dict.fromkeys(HOST_PARAMETERS, 1.0) | values
-        key = tuple(sorted(full.items()))
+        key = (tuple(sorted(full.items())), case.name)
         if key not in self.memo:
-            self.memo[key] = [self._one(case, full) for case in self.cases]
+            self.memo[key] = self._simulate(case, full)
         return self.memo[key]
 
-    def _one(self, case: PoolCase, values: dict[str, float]) -> _Prediction:
+    def _simulate(self, case: PoolCase, values: dict[str, float]) -> _Prediction:
         sc = with_multipliers(case.scenario, values)
         result = simulate(
             sc,
@@ -297,12 +334,16 @@ class _Objective:
         capped = self.engine == "des" and (result.ci_rel is None or result.ci_rel > TARGET_CI)
         return _Prediction(rate, result.limit, capped)
 
+    def residual(self, values: dict[str, float], case: PoolCase) -> float:
+        """log(predicted ÷ measured) of one case at ``values``, or its held constant."""
+        if case.name in self.held:
+            return self.held[case.name]
+        return math.log(self.predict_one(values, case).rate / case.measured_bytes_per_s)
+
     def residuals(self, names: Sequence[str], theta: np.ndarray) -> np.ndarray:
-        """log(predicted ÷ measured) per case with ``names`` at exp(``theta``)."""
+        """The residual of every case with ``names`` at exp(``theta``)."""
         values = {n: float(math.exp(t)) for n, t in zip(names, theta, strict=True)}
-        preds = self.predict(values)
-        pairs = zip(preds, self.cases, strict=True)
-        return np.array([math.log(p.rate / c.measured_bytes_per_s) for p, c in pairs])
+        return np.array([self.residual(values, case) for case in self.cases])
 
 
 # ---------------------------------------------------------------- the fit
@@ -325,16 +366,61 @@ def _check_request(cases: Sequence[PoolCase], parameters: Sequence[str]) -> None
         )
 
 
-def _sensitivities(objective: _Objective, parameters: Sequence[str]) -> dict[str, float]:
-    """Each parameter's largest |Δ log prediction| ÷ Δ log multiplier over the cases, when it
+def _sensitivities(objective: _Objective, parameters: Sequence[str]) -> dict[str, np.ndarray]:
+    """Per parameter, every case's |Δ log prediction| ÷ Δ log multiplier when that parameter
     alone is multiplied by :data:`PROBE_FACTOR` from 1.0."""
     start = objective.residuals((), np.zeros(0))
     step = math.log(PROBE_FACTOR)
-    out = {}
-    for name in parameters:
-        probed = objective.residuals((name,), np.array([step]))
-        out[name] = float(np.max(np.abs(probed - start)) / step)
-    return out
+    return {
+        name: np.abs(objective.residuals((name,), np.array([step])) - start) / step
+        for name in parameters
+    }
+
+
+def _uninformative(
+    objective: _Objective, sens: dict[str, np.ndarray], names: Sequence[str]
+) -> dict[str, float]:
+    """The cases no fitted parameter moves, with their residual at 1.0. The fit holds them at
+    that value: they carry no information on the parameters, and re-simulating them would
+    only add the DES's jitter (a few tenths of a percent) to the objective's slope."""
+    return {
+        case.name: objective.residual({}, case)
+        for i, case in enumerate(objective.cases)
+        if max(sens[n][i] for n in names) <= SENSITIVITY_FLOOR
+    }
+
+
+def _moved(objective: _Objective, names: Sequence[str], theta: np.ndarray) -> list[str]:
+    """Held cases whose prediction at the solution differs from the held value by more than
+    the probe's floor: the solution went where they depend on the parameters after all."""
+    values = {n: float(math.exp(t)) for n, t in zip(names, theta, strict=True)}
+    floor = SENSITIVITY_FLOOR * math.log(PROBE_FACTOR)
+    return [
+        case.name
+        for case in objective.cases
+        if case.name in objective.held
+        and abs(
+            math.log(objective.predict_one(values, case).rate / case.measured_bytes_per_s)
+            - objective.held[case.name]
+        )
+        > floor
+    ]
+
+
+def _jacobian(
+    objective: _Objective, names: Sequence[str], theta: np.ndarray, high: np.ndarray
+) -> np.ndarray:
+    """Forward differences of the residuals with an absolute step of :data:`DIFF_STEP` in
+    each log multiplier (backwards at the upper bound). scipy's ``diff_step`` is relative
+    to the parameter, which is 0 at the start (multiplier 1.0): it would step by ~1e-8."""
+    base = objective.residuals(names, theta)
+    jac = np.empty((len(base), len(names)))
+    for k in range(len(names)):
+        step = DIFF_STEP if theta[k] + DIFF_STEP <= high[k] else -DIFF_STEP
+        moved = theta.copy()
+        moved[k] += step
+        jac[:, k] = (objective.residuals(names, moved) - base) / step
+    return jac
 
 
 def _solve(objective: _Objective, names: Sequence[str], x0: np.ndarray) -> OptimizeResult:
@@ -343,11 +429,11 @@ def _solve(objective: _Objective, names: Sequence[str], x0: np.ndarray) -> Optim
     res = least_squares(
         lambda theta: objective.residuals(names, theta),
         np.clip(x0, low, high),
+        jac=lambda theta: _jacobian(objective, names, theta, high),
         bounds=(low, high),
         method="trf",
-        diff_step=DIFF_STEP,
-        ftol=TOLERANCE,
-        xtol=TOLERANCE,
+        ftol=FTOL,
+        xtol=XTOL,
         max_nfev=MAX_NFEV,
     )
     if res.status <= 0:
@@ -356,6 +442,19 @@ def _solve(objective: _Objective, names: Sequence[str], x0: np.ndarray) -> Optim
             f"check the cases for mislabelled runs, or fit fewer parameters"
         )
     return res
+
+
+def _solve_releasing(objective: _Objective, names: Sequence[str], x0: np.ndarray) -> OptimizeResult:
+    """:func:`_solve`; a held case the solution moves is released and the fit redone from
+    there, until no held case moves."""
+    while True:
+        res = _solve(objective, names, x0)
+        moved = _moved(objective, names, res.x)
+        if not moved:
+            return res
+        for name in moved:
+            del objective.held[name]
+        x0 = res.x
 
 
 def _log_stderrs(res: OptimizeResult, m: int) -> list[tuple[float | None, str]]:
@@ -393,10 +492,11 @@ def _parameter(
 
 
 def _unfitted(name: str, sens: float) -> FitParameter:
+    change = math.expm1(sens * math.log(PROBE_FACTOR))
     note = (
         f"not identifiable: doubling it moves no case's prediction by more than "
-        f"{SENSITIVITY_FLOOR:g} per unit log (largest {sens:.4f}); no case is bound by that "
-        f"CPU work, kept at 1.0"
+        f"{change:.1%} (the floor is {SENSITIVITY_FLOOR:g} per unit log multiplier): no case's "
+        f"rate depends on that CPU work, so it is kept at 1.0"
     )
     return FitParameter(name, 1.0, None, False, note, sens)
 
@@ -414,13 +514,14 @@ def _residual_rows(objective: _Objective, values: dict[str, float]) -> tuple[Cas
             limit=f.limit,
             limit_start=s.limit,
             capped=f.capped,
+            informative=c.name not in objective.held,
         )
         for c, s, f in zip(objective.cases, start, fitted, strict=True)
     )
 
 
 def _capped_note(objective: _Objective) -> tuple[str, ...]:
-    capped = sum(p.capped for preds in objective.memo.values() for p in preds)
+    capped = sum(p.capped for p in objective.memo.values())
     if not capped:
         return ()
     return (
@@ -448,21 +549,23 @@ def fit_host_costs(
     cases = list(cases)
     _check_request(cases, parameters)
     objective = _Objective(cases, engine, seed, max_wall_seconds)
-    sens = _sensitivities(objective, parameters)
+    probes = _sensitivities(objective, parameters)
+    sens = {p: float(np.max(probes[p])) for p in parameters}
     names = [p for p in parameters if sens[p] > SENSITIVITY_FLOOR]
     if not names:
         return HostFit(
             parameters=tuple(_unfitted(p, sens[p]) for p in parameters),
             residuals=_residual_rows(objective, {}),
             evaluations=objective.evaluations,
-            status=0,
+            status=None,
             message="nothing to fit: no parameter is identifiable from these cases",
             engine=engine,
             seed=seed,
             max_wall_seconds=max_wall_seconds,
             notes=_capped_note(objective),
         )
-    res = _solve(objective, names, np.zeros(len(names)))
+    objective.held = _uninformative(objective, probes, names)
+    res = _solve_releasing(objective, names, np.zeros(len(names)))
     errors = _log_stderrs(res, len(cases))
     fitted = {
         n: _parameter(n, float(t), se, note, sens[n])
@@ -485,7 +588,8 @@ def fit_host_costs(
 
 def leave_one_out(fit: HostFit, cases: Sequence[PoolCase]) -> list[LooPrediction]:
     """Refit ``fit``'s fitted parameters without each case in turn, started at the fitted
-    values, and predict the case left out (same engine, seed and wall cap as ``fit``).
+    values, and predict the case left out (same engine, seed and wall cap as ``fit``; the
+    cases ``fit`` held stay held at their residual at 1.0).
 
     With nothing fitted, every prediction is the one at 1.0. Raises :class:`ZsimError` when
     a refit does not converge.
@@ -493,12 +597,16 @@ def leave_one_out(fit: HostFit, cases: Sequence[PoolCase]) -> list[LooPrediction
     cases = list(cases)
     names = fit.fitted_names
     x0 = np.array([math.log(fit.values[n]) for n in names])
+    held = {
+        r.name: math.log(r.predicted_start / r.measured) for r in fit.residuals if not r.informative
+    }
     out = []
     for i, left in enumerate(cases):
         rest = cases[:i] + cases[i + 1 :]
         values: dict[str, float] = {}
         if names:
-            refit = _solve(_Objective(rest, fit.engine, fit.seed, fit.max_wall_seconds), names, x0)
+            objective = _Objective(rest, fit.engine, fit.seed, fit.max_wall_seconds, held)
+            refit = _solve_releasing(objective, names, x0)
             values = {n: float(math.exp(t)) for n, t in zip(names, refit.x, strict=True)}
         single = _Objective([left], fit.engine, fit.seed, fit.max_wall_seconds)
         pred = single.predict(values)[0]

@@ -12,8 +12,10 @@ generalises rather than how well it was fitted.
 from __future__ import annotations
 
 import math
+import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from zsim.calibrate.fit import DeviceFit, fit_device, measured_iops
@@ -40,16 +42,17 @@ def job_scenario(
     disk: Profile,
     *,
     device_bytes: int | None = None,
-    pool: dict[str, Any] | None = None,
-    hardware: dict[str, Any] | None = None,
+    base: Scenario | None = None,
 ) -> Scenario:
     """The scenario that replays measurement ``m``: its fio (or dd) shape on ``disk``.
 
-    Device-level (``pool`` None): layout ``raw 1``, the job's region at its offset. Pool-level:
-    ``pool`` is the scenario's ``[pool]`` table and ``hardware`` its ``[hardware]`` table
-    (the disk is replaced by ``disk``)."""
-    hw = dict(hardware or {})
+    Device-level (``base`` None): layout ``raw 1``, the job's region at its offset.
+    Pool-level: ``base``'s hardware and pool (read back from its TOML form, the one that
+    round-trips), with ``disk`` as the data disk and the job as the workload."""
+    data_base = tomllib.loads(base.to_toml()) if base is not None else {}
+    hw = dict(data_base.get("hardware", {}))
     hw["disk"] = profile_table(disk)
+    pool = data_base.get("pool")
     size_dev = device_bytes or disk.size_bytes
     if m.tool == "dd" and m.direct:
         # dd with iflag/oflag=direct is one synchronous O_DIRECT stream per process: what fio
@@ -101,7 +104,7 @@ def job_scenario(
         "pool": dict(pool) if pool is not None else {"layout": "raw 1"},
         "workload": work,
     }
-    return scenario_from_dict(data, source=f"{m.source}")
+    return scenario_from_dict(data, source=f"{m.source}", base_dir=Path.cwd())
 
 
 @dataclass(frozen=True)
@@ -181,8 +184,7 @@ def validate_measurements(
     measurements: Sequence[Measurement],
     *,
     device_bytes: int | None = None,
-    pool: dict[str, Any] | None = None,
-    hardware: dict[str, Any] | None = None,
+    base: Scenario | None = None,
     fit: DeviceFit | None = None,
     engine: str = "des",
     seed: int = 1,
@@ -209,7 +211,7 @@ def validate_measurements(
             progress(i, len(ms), m.name)
         d = m.direction()
         try:
-            sc = job_scenario(m, profile, device_bytes=device_bytes, pool=pool, hardware=hardware)
+            sc = job_scenario(m, profile, device_bytes=device_bytes, base=base)
             res = simulate(sc, engine=engine, seed=seed, max_wall_seconds=max_wall_seconds)
         except ZsimError as err:
             rows.append(_row(m, None, None, None, None, note=str(err)))

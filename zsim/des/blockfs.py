@@ -59,7 +59,7 @@ import numpy as np
 import simpy
 
 from zsim.des import memory
-from zsim.des.costs import REFERENCE_GHZ, cost_scales, cpu_costs
+from zsim.des.costs import REFERENCE_GHZ, cpu_costs
 from zsim.des.engine import Engine, Job, RunControl, _bus, _Stats
 from zsim.des.hardware import CpuPool, Device, MemoryBus
 from zsim.des.mdraid_map import (
@@ -569,7 +569,15 @@ class BlockFsEngine(Engine):
         self.raid5d = CpuPool(self.env, 1)
         parity = {5: 1, 6: 2}.get(getattr(layout, "level", 0), 0)
         source = w.source if w.tool == "dd" else "zero"
-        self.costs = cpu_costs(hw.cpu_ghz, "off", parity, "off", source, **cost_scales(hw))
+        self.costs = cpu_costs(
+            hw.cpu_ghz,
+            "off",
+            parity,
+            "off",
+            source,
+            io_scale=hw.cpu_io_cost_scale,
+            byte_scale=hw.cpu_byte_cost_scale,
+        )
         # md's per-stripe work scales like a per-I/O cost, btrfs's crc32c like a per-byte one
         self.cost_scale = REFERENCE_GHZ / hw.cpu_ghz * hw.cpu_io_cost_scale
         crc_scale = REFERENCE_GHZ / hw.cpu_ghz * hw.cpu_byte_cost_scale

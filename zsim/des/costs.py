@@ -40,7 +40,6 @@ set xattrs, e.g. SMB with ACLs, which zsim does not model).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 REFERENCE_GHZ = 3.0
 _GB = 1e9
@@ -239,15 +238,6 @@ def effective_checksum(checksum: str, dedup: bool) -> str:
     if dedup and checksum not in DEDUP_CHECKSUMS:
         return "sha256"
     return checksum
-
-
-def cost_scales(hardware: Any) -> dict[str, float]:
-    """``io_scale`` and ``byte_scale`` for :func:`cpu_costs` from a scenario's ``[hardware]``
-    (its ``cpu_io_cost_scale`` and ``cpu_byte_cost_scale`` keys)."""
-    return {
-        "io_scale": hardware.cpu_io_cost_scale,
-        "byte_scale": hardware.cpu_byte_cost_scale,
-    }
 
 
 def cpu_costs(

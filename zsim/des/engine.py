@@ -19,7 +19,7 @@ import simpy
 
 from zsim.capacity import capacity, metaslab_shift
 from zsim.des import memory
-from zsim.des.costs import CpuCosts, cost_scales, cpu_costs
+from zsim.des.costs import CpuCosts, cpu_costs
 from zsim.des.hardware import BandwidthStage, CpuPool, Device, MemoryBus, Path, after
 from zsim.des.stats import batch_means_halfwidth, mser5_truncation
 from zsim.des.vdev import (
@@ -257,7 +257,12 @@ class ZfsModel:
         self.meta_rotor = 0
         self.runs: dict[int, _Run] = {}  # vdev index → the run of records being assembled
         self.meta_compress_per_byte = cpu_costs(
-            hw.cpu_ghz, pool.checksum, 0, "lz4", **cost_scales(hw)
+            hw.cpu_ghz,
+            pool.checksum,
+            0,
+            "lz4",
+            io_scale=hw.cpu_io_cost_scale,
+            byte_scale=hw.cpu_byte_cost_scale,
         ).compress_per_byte
         self.redundant_metadata = pool.redundant_metadata
         self.meta_blocks_written = 0
@@ -823,7 +828,14 @@ class Engine:
                 phase = float(self.rng.uniform(0.0, model.period)) if rotating else 0.0
                 self.devices[name] = Device(self.env, name, model, rotating, paths[name], phase)
             parity = {5: 1, 6: 2}.get(block.level, 0)
-            c = cpu_costs(hw.cpu_ghz, "off", parity, "off", **cost_scales(hw))
+            c = cpu_costs(
+                hw.cpu_ghz,
+                "off",
+                parity,
+                "off",
+                io_scale=hw.cpu_io_cost_scale,
+                byte_scale=hw.cpu_byte_cost_scale,
+            )
             block_leaf = build_md_leaf(
                 self, block, self.devices, disk.size_bytes, c.parity_per_byte,
                 c.copy_per_byte, 3.0 / hw.cpu_ghz * hw.cpu_io_cost_scale, rotating,
@@ -876,7 +888,8 @@ class Engine:
             compress_ratio=pool.compress_ratio,
             dedup=pool.dedup == "on",
             atime=pool.atime == "on",
-            **cost_scales(hw),
+            io_scale=hw.cpu_io_cost_scale,
+            byte_scale=hw.cpu_byte_cost_scale,
         )
         for top in tops:
             if top.failed:  # degraded reads rebuild the missing column from parity
