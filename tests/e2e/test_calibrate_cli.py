@@ -111,5 +111,5 @@ def test_pool_level_fit_needs_more_runs_than_multipliers(tmp_path):
     one = str(DATA / "calibrate" / "fio-3.33_randread_json.txt")
     run = zsim("calibrate", "fit", one, "--scenario", str(scenario), "--out",
                str(tmp_path / "fitted.toml"))  # fmt: skip
-    one_line_error(run, "pool runs")
+    one_line_error(run, "cannot fit")
     assert not (tmp_path / "fitted.toml").exists()
