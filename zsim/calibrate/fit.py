@@ -338,8 +338,9 @@ def _solve(
         rel = math.sqrt(max(var, 0.0))
         if spread is not None:
             rel = max(rel, float(spread[k]))
-        stderr[name] = float(values[name] * rel)
-        if stderr[name] > values[name]:
+        error = float(values[name] * rel)
+        stderr[name] = error
+        if error > values[name]:
             problem.notes.setdefault(name, "standard error above the value: consistent with 0 here")
     return values, stderr, int(fit.nfev), str(fit.message)
 
@@ -592,7 +593,9 @@ def _fit_hdd(
             continue
         pred = problem.predict(values)
         errs = [
-            math.log(p / measured_iops(m)) for p, m in zip(pred, used, strict=True) if finite(p)
+            math.log(p / measured_iops(m))
+            for p, m in zip(pred, used, strict=True)
+            if p is not None and finite(p)
         ]
         rss = sum(e * e for e in errs)
         tried.append((rpm, math.sqrt(rss / max(len(errs), 1))))
