@@ -35,6 +35,7 @@ from zsim.calibrate.host_fit import (  # noqa: E402
     leave_one_out,
 )
 from zsim.files import atomic_write_text  # noqa: E402
+from zsim.toml_text import toml_value  # noqa: E402
 from zsim.validate_tnbench import (  # noqa: E402
     THREADS,
     MiB,
@@ -90,25 +91,9 @@ def _note(direction: str, threads: int) -> str:
 # ---------------------------------------------------------------- TOML text
 
 
-def _value(v: Any) -> str:
-    """A TOML value: floats at full precision (repr), text quoted, tables inline."""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, float):
-        return repr(v)
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, dict):
-        return "{ " + ", ".join(f"{k} = {_value(x)}" for k, x in v.items()) + " }"
-    if isinstance(v, list | tuple):
-        return "[" + ", ".join(_value(x) for x in v) + "]"
-    text = str(v).replace("\\", "\\\\").replace('"', '\\"')
-    return f'"{text}"'
-
-
 def _table(header: str, items: dict[str, Any]) -> list[str]:
     """``[header]`` and its ``key = value`` lines; ``None`` values are left out (no null)."""
-    return ["", header] + [f"{k} = {_value(v)}" for k, v in items.items() if v is not None]
+    return ["", header] + [f"{k} = {toml_value(v)}" for k, v in items.items() if v is not None]
 
 
 HEADER = """\
@@ -184,7 +169,7 @@ def _case_lines(fit: HostFit, loo: list[LooPrediction], cases: list[PoolCase]) -
         lp = by_name[r.name]
         lines += ["", "[[case]]"]
         lines += [
-            f"{k} = {_value(v)}"
+            f"{k} = {toml_value(v)}"
             for k, v in {
                 "name": r.name,
                 "direction": r.direction,

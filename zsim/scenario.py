@@ -32,6 +32,7 @@ from zsim.errors import ZsimError
 from zsim.hardware.catalog import DEVICE_KINDS, Profile, load_profile, parse_profile
 from zsim.layout.grammar import parse_layout
 from zsim.layout.tree import BtrfsArray, Layout, MdArray, VdevClass, ZfsLayout, ZpoolOnBlock
+from zsim.toml_text import toml_key, toml_string, toml_value
 from zsim.units import format_binary_size, parse_ashift, parse_rate, parse_size, parse_time
 from zsim.zfs.version import CURRENT, ZfsVersion, check_layout_features, parse_zfs_version
 
@@ -192,56 +193,21 @@ TABLES = tuple(KEYS)
 _TOP_KEYS = (*TABLES, "name")
 
 
-def _toml_value(value: Any) -> str:
-    """``value`` as TOML text: strings quoted and escaped, inline tables on one line."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        return repr(value)
-    if isinstance(value, str):
-        return _toml_string(value)
-    if isinstance(value, Mapping):
-        items = ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items())
-        return "{ " + items + " }" if items else "{}"
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+def _profile_name(value: Any) -> str:
     if isinstance(value, Profile):
-        return _toml_string(value.name)
+        return toml_string(value.name)
     raise ScenarioError(f"cannot write {value!r} ({type(value).__name__}) as TOML")
 
 
-def _toml_string(text: str) -> str:
-    """A TOML basic string: backslash, quote and control characters escaped."""
-    out = []
-    for char in text:
-        if char in ('"', "\\"):
-            out.append("\\" + char)
-        elif char == "\n":
-            out.append("\\n")
-        elif char == "\t":
-            out.append("\\t")
-        elif ord(char) < 0x20 or ord(char) == 0x7F:
-            out.append(f"\\u{ord(char):04x}")
-        else:
-            out.append(char)
-    return '"' + "".join(out) + '"'
-
-
-def _toml_key(key: str) -> str:
-    bare = key and all(c.isascii() and (c.isalnum() or c in "_-") for c in key)
-    return key if bare else _toml_string(key)
+def _toml_value(value: Any) -> str:
+    """``value`` as TOML text (:func:`zsim.toml_text.toml_value`); a profile as its name."""
+    return toml_value(value, _profile_name)
 
 
 def _show(value: Any) -> str:
     """A value as it would be written in TOML, for messages (long tables shortened)."""
     if isinstance(value, Profile):
-        return _toml_string(value.name)
+        return toml_string(value.name)
     try:
         text = _toml_value(value)
     except ScenarioError:
@@ -1015,7 +981,7 @@ class Scenario:
             if not items and table in ("resilver", "durability"):
                 continue
             lines += ["", f"[{table}]"]
-            lines += [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in items.items()]
+            lines += [f"{toml_key(k)} = {_toml_value(v)}" for k, v in items.items()]
         return "\n".join(lines) + "\n"
 
 

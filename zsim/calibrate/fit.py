@@ -41,6 +41,7 @@ from zsim.calibrate.measurement import Measurement
 from zsim.errors import ZsimError
 from zsim.hardware import flash, hdd
 from zsim.hardware.catalog import Profile, parse_profile
+from zsim.toml_text import toml_value
 
 HDD_LATENCY_FLOOR = 2e-3
 """A QD1 random read over most of a device that takes longer than this (s) is a rotating
@@ -787,19 +788,6 @@ def _residuals(
 
 # ---------------------------------------------------------------- the profile file
 
-_PROFILE_UNITS = {"s": "s", "B/s": "B/s", "IOPS": "", "B": "", "rev/min": ""}
-
-
-def _toml_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return repr(value)
-    text = str(value).replace("\\", "\\\\").replace('"', '\\"')
-    return f'"{text}"'
-
 
 def _describe_inputs(paths: list[str]) -> str:
     """The inputs as "N measurement files in DIR" (their common folder), or the one file."""
@@ -850,12 +838,12 @@ def profile_toml(fit: DeviceFit, *, inputs: Sequence[str] = (), when: str = "") 
                 comment += f" ± {p.stderr / p.value:.1%} (1 s.e.)" if p.value else ""
             elif p.note:
                 comment += f" ({p.note})"
-        lines.append(f"{key} = {_toml_text(value)}{comment}")
+        lines.append(f"{key} = {toml_value(value)}{comment}")
     lines += [
         "",
         "[sources]",
         "default = "
-        + _toml_text(
+        + toml_value(
             f"zsim calibrate fit{(' ' + when) if when else ''}: least-squares fit to "
             + _describe_inputs(list(inputs or fit.sources))
         ),
@@ -863,35 +851,35 @@ def profile_toml(fit: DeviceFit, *, inputs: Sequence[str] = (), when: str = "") 
         "[calibration]",
         f"rms_error = {fit.rms_error!r}" if math.isfinite(fit.rms_error) else "rms_error = nan",
         f"evaluations = {fit.evaluations}",
-        f"status = {_toml_text(fit.status)}",
+        f"status = {toml_value(fit.status)}",
         f"device_bytes = {fit.device_bytes}",
     ]
     if fit.notes:
-        lines.append("notes = [" + ", ".join(_toml_text(n) for n in fit.notes) + "]")
+        lines.append("notes = [" + ", ".join(toml_value(n) for n in fit.notes) + "]")
     for p in fit.parameters:
         lines += [
             "",
             "[[calibration.parameter]]",
-            f"name = {_toml_text(p.name)}",
+            f"name = {toml_value(p.name)}",
             f"value = {p.value!r}",
-            f"unit = {_toml_text(p.unit)}",
-            f"fitted = {_toml_text(p.fitted)}",
+            f"unit = {toml_value(p.unit)}",
+            f"fitted = {toml_value(p.fitted)}",
         ]
         if p.stderr is not None:
             lines.append(f"stderr = {p.stderr!r}")
         if p.note:
-            lines.append(f"note = {_toml_text(p.note)}")
+            lines.append(f"note = {toml_value(p.note)}")
     for r in fit.residuals:
         lines += [
             "",
             "[[calibration.residual]]",
-            f"source = {_toml_text(r.source)}",
-            f"name = {_toml_text(r.name)}",
+            f"source = {toml_value(r.source)}",
+            f"name = {toml_value(r.name)}",
             f"measured_iops = {r.measured_iops!r}",
-            f"used = {_toml_text(r.used)}",
+            f"used = {toml_value(r.used)}",
         ]
         if r.predicted_iops is not None:
             lines.append(f"predicted_iops = {r.predicted_iops!r}")
         if r.why:
-            lines.append(f"why = {_toml_text(r.why)}")
+            lines.append(f"why = {toml_value(r.why)}")
     return "\n".join(lines) + "\n"

@@ -28,6 +28,7 @@ from zsim.calibrate.plan_types import (
 )
 from zsim.errors import ZsimError
 from zsim.files import atomic_write_text
+from zsim.toml_text import toml_value
 
 PLAN_FILE = "plan.toml"
 PLAN_FORMAT = 1
@@ -39,39 +40,9 @@ _REPLAN = "re-create the plan with `zsim calibrate plan`"
 # ---------------------------------------------------------------- plan.toml
 
 
-def _toml_string(text: str) -> str:
-    out = []
-    for char in text:
-        if char in ('"', "\\"):
-            out.append("\\" + char)
-        elif char == "\n":
-            out.append("\\n")
-        elif char == "\t":
-            out.append("\\t")
-        elif ord(char) < 0x20 or ord(char) == 0x7F:
-            out.append(f"\\u{ord(char):04x}")
-        else:
-            out.append(char)
-    return '"' + "".join(out) + '"'
-
-
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return repr(value)
-    if isinstance(value, str):
-        return _toml_string(value)
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    raise ZsimError(f"cannot write {value!r} to {PLAN_FILE}")  # a bug, not bad input
-
-
 def _toml_lines(table: Mapping[str, Any]) -> list[str]:
     """``key = value`` lines; None values are left out (TOML has no null)."""
-    return [f"{key} = {_toml_value(value)}" for key, value in table.items() if value is not None]
+    return [f"{key} = {toml_value(value)}" for key, value in table.items() if value is not None]
 
 
 _PLAN_KEYS = (
