@@ -18,14 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zsim.calibrate.fit import DeviceFit, fit_device, measured_iops
+from zsim.calibrate.fit import DeviceFit, fit_device
 from zsim.calibrate.forward import predict_iops
 from zsim.calibrate.measurement import Measurement
 from zsim.errors import ZsimError
 from zsim.hardware.catalog import Profile
 from zsim.scenario import IOENGINES, Scenario, scenario_from_dict
-
-RULE_OF_THUMB = "baseline"
 
 
 def profile_table(profile: Profile) -> dict[str, Any]:
@@ -209,7 +207,6 @@ def validate_measurements(
     for i, m in enumerate(ms, start=1):
         if progress:
             progress(i, len(ms), m.name)
-        d = m.direction()
         try:
             sc = job_scenario(m, profile, device_bytes=device_bytes, base=base)
             res = simulate(sc, engine=engine, seed=seed, max_wall_seconds=max_wall_seconds)
@@ -227,7 +224,6 @@ def validate_measurements(
         if fit is not None and (m.source, m.name) in used:
             loo = _leave_one_out(fit, measurements, m, device_bytes)
         rows.append(_row(m, pred_dir.bytes_per_s, pred_dir.iops, res.limit, rule_iops, loo=loo))
-        del d
     return Validation(profile.name, tuple(rows), engine, seed, tuple(notes))
 
 
@@ -287,7 +283,3 @@ def _leave_one_out(
     except ZsimError:
         return None
     return predict_iops(refit.profile, m, device_bytes or fit.device_bytes)
-
-
-def measured(m: Measurement) -> float:
-    return measured_iops(m)
