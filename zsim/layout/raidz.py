@@ -109,11 +109,15 @@ def raidz_columns(
             col -= width
             coff += sector
         columns.append((col, coff, 0 if c >= acols else (big if c < bc else small)))
+    skip_start = bc
     # raidz1 alternates which child holds parity on odd MiB so parity does not pile on one disk.
     if parity == 1 and (offset & (1 << 20)) and len(columns) > 1:
         (c0, o0, s0), (c1, o1, s1) = columns[0], columns[1]
         columns[0], columns[1] = (c1, o1, s0), (c0, o0, s1)
-    return columns, _roundup(tot, parity + 1) - tot, bc
+        # vdev_raidz_map_alloc() moves rm_skipstart off the swapped first column likewise
+        if skip_start == 0:
+            skip_start = 1
+    return columns, _roundup(tot, parity + 1) - tot, skip_start
 
 
 def raidz_column_map(offset: int, psize: int, ashift: int, width: int, parity: int) -> RaidzMap:
