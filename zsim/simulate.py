@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from zsim.baseline import baseline_estimate
 from zsim.errors import ZsimError
@@ -20,6 +21,7 @@ def simulate(
     target_ci: float = 0.02,
     max_sim_seconds: float = 600.0,
     max_wall_seconds: float = 60.0,
+    progress: Callable[[float, float, float], None] | None = None,
 ) -> SimResult:
     """Predict what the scenario's workload measures on its pool.
 
@@ -28,6 +30,8 @@ def simulate(
     its validity range) or ``"baseline"`` (the planners' rule of thumb, for comparison).
     ``seed`` makes a DES run reproducible. The DES stops when the 95 %
     half-width of the I/O rate is within ``target_ci`` of the mean, or at a cap.
+    ``progress`` (DES only) is called about once per simulated second with (simulated
+    seconds, wall seconds, the relative CI half-width so far or ``inf``), e.g. to draw a bar.
     """
     if engine == "des" and scenario.workload.tool == "trace":
         return _trace(scenario, seed)
@@ -35,7 +39,10 @@ def simulate(
         from zsim.des.engine import RunControl, simulate_des
 
         control = RunControl(
-            target_ci=target_ci, max_sim_seconds=max_sim_seconds, max_wall_seconds=max_wall_seconds
+            target_ci=target_ci,
+            max_sim_seconds=max_sim_seconds,
+            max_wall_seconds=max_wall_seconds,
+            on_check=progress,
         )
         return simulate_des(scenario, seed=seed, control=control)
     if engine == "baseline":

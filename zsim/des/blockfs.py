@@ -832,6 +832,7 @@ class BlockFsEngine(Engine):
             "read_ahead_bytes": self.read_ahead,
             "device_ios": {n: d.ios for n, d in self.devices.items()},
             "window_s": window,
+            "latency_quantiles_s": self.latency_quantiles(warmup),
         }
         details.update(self.dev.details())
         return SimResult(

@@ -87,6 +87,9 @@ class RunControl:
     max_wall_seconds: float = 60.0
     min_sim_seconds: float = 2.0
     check_every: float = 1.0
+    #: called after every check with (simulated seconds, wall seconds, ci_rel so far — inf
+    #: before there is one), e.g. to draw a progress bar; ``None`` calls nothing
+    on_check: Callable[[float, float, float], None] | None = None
 
 
 # ---------------------------------------------------------------- bus
@@ -1183,6 +1186,8 @@ class Engine:
                 ci_rel, warmup, window = self._precision()
                 if ci_rel <= control.target_ci and self._settled():
                     break
+            if control.on_check is not None:
+                control.on_check(self.env.now, wall, ci_rel)
             if self.env.now >= control.max_sim_seconds or wall >= control.max_wall_seconds:
                 break
         self.stopped = True
@@ -1272,6 +1277,26 @@ class Engine:
 
         return direction(is_read), direction(~is_read)
 
+    #: the quantiles ``details["latency_quantiles_s"]`` reports per direction
+    LATENCY_QUANTILES = (0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.999)
+
+    def latency_quantiles(self, warmup: float) -> dict[str, dict[str, float]]:
+        """Completion-latency quantiles (seconds) of the calls done after ``warmup``, per
+        direction that had any: ``{"read": {"0.5": ..., "0.99": ...}, ...}`` — the latency
+        distribution behind the mean/p50/p99 of the result."""
+        s = self.stats
+        keep = np.asarray(s.times) >= warmup
+        lat = np.asarray(s.latencies)[keep]
+        is_read = np.asarray(s.is_read, dtype=bool)[keep]
+        out: dict[str, dict[str, float]] = {}
+        for name, mask in (("read", is_read), ("write", ~is_read)):
+            if mask.any():
+                values = np.quantile(lat[mask], self.LATENCY_QUANTILES)
+                out[name] = {
+                    f"{q:g}": float(v) for q, v in zip(self.LATENCY_QUANTILES, values, strict=True)
+                }
+        return out
+
     def _result(self, ci_rel: float, warmup: float, window: float, wall: float) -> SimResult:
         read, write = self._directions(warmup)
 
@@ -1318,6 +1343,7 @@ class Engine:
                 "device_ios": {n: d.ios for n, d in self.devices.items()},
                 "device_write_bytes": {n: d.bytes - d.read_bytes for n, d in self.devices.items()},
                 "window_s": window,
+                "latency_quantiles_s": self.latency_quantiles(warmup),
                 **self._zil_details(),
             },
         )
