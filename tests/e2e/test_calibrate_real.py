@@ -2,9 +2,11 @@
 ``zsim calibrate plan`` → ``run`` (the real fio) → ``fit`` → ``zsim validate --profile`` and
 ``zsim simulate`` with the fitted profile.
 
-The target is a file in a temporary folder. fio's rate caps make it a slow disk (2500 IOPS,
-64 MB/s): a shared virtual disk's own rate moves by tens of percent from one second to the
-next, while a capped one is steady, so the check that the fitted profile predicts what fio
+The target is a file in a temporary folder. fio's rate caps make it a slow disk (1500 IOPS,
+32 MB/s): a shared virtual disk's own rate moves by tens of percent from one second to the
+next, while a capped one is steady — as long as the storage under it never falls below the
+cap (a CI run once saw one 1.5 s segment at 40 MB/s under a 64 MB/s cap, hence caps at half
+that), so the check that the fitted profile predicts what fio
 measured within 15 % tests the loop rather than the neighbours' load. The plot and the fitted
 profile are kept under ``ZSIM_ARTIFACTS`` (default: a folder in the system temp) and the test
 prints where.
@@ -57,7 +59,7 @@ def calibrated(tmp_path_factory, artifacts):
         "calibrate", "plan", "--target", str(target), "--out", str(plan),
         "--size", "128MiB", "--runtime", "1.5s", "--ramp", "0.5s",
         "--depths", "1,4,16", "--large-depths", "1,8", "--long-write", "128MiB",
-        "--rate", "64MB/s", "--rate-iops", "2500", "--no-dd", "--json",
+        "--rate", "32MB/s", "--rate-iops", "1500", "--no-dd", "--json",
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
     run = zsim("calibrate", "run", str(plan), "--json", timeout=600)
@@ -76,9 +78,9 @@ def test_fit_reports_every_parameter_and_residual(calibrated):
     names = {p["name"] for p in fit["parameters"]}
     assert {"read_iops", "read_bw", "write_iops", "write_bw"} <= names
     caps = {p["name"]: p for p in fit["parameters"]}
-    # the caps are what the device is: 2500 IOPS and 64 MB/s (±10 %: fio paces, not clamps)
-    assert caps["read_iops"]["value"] == pytest.approx(2500, rel=0.1)
-    assert caps["read_bw"]["value"] == pytest.approx(64e6, rel=0.1)
+    # the caps are what the device is: 1500 IOPS and 32 MB/s (±10 %: fio paces, not clamps)
+    assert caps["read_iops"]["value"] == pytest.approx(1500, rel=0.1)
+    assert caps["read_bw"]["value"] == pytest.approx(32e6, rel=0.1)
     assert caps["read_iops"]["stderr"] is not None
     assert len(fit["residuals"]) >= 30
     assert profile.is_file()
