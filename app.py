@@ -1,0 +1,32 @@
+"""zsim's Streamlit app: ``streamlit run app.py`` (the README's first command starts it).
+
+Five pages share the design in the sidebar (and in the URL's query string): design a pool,
+compare every layout of its disks, how vdevs scale (teaching), calibrate and validate from
+fio/dd/zpool output, and the resilver. The pages live in ``zsim/app/pages`` (``app_pages/``
+holds the one-line scripts st.navigation runs); they only call zsim's Python API (through
+``zsim/app/design.py``).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from zsim.app import ui
+
+st.set_page_config(page_title="zsim — ZFS pool planner", page_icon="💽", layout="wide")
+
+# One small file per page under app_pages/ (so AppTest.switch_page can select it); each
+# calls its module's render().
+PAGES = [
+    st.Page("app_pages/design.py", title="Design a pool", url_path="design", default=True),
+    st.Page("app_pages/compare.py", title="Compare layouts", url_path="compare"),
+    st.Page("app_pages/scaling.py", title="How vdevs scale", url_path="scaling"),
+    st.Page("app_pages/calibrate.py", title="Calibrate and validate", url_path="calibrate"),
+    st.Page("app_pages/resilver.py", title="Resilver", url_path="resilver"),
+]
+
+page = st.navigation(PAGES)
+design = ui.design_sidebar()
+st.session_state["zsim_page_query"] = {}  # the page sets its own URL parameters, if any
+page.run()
+ui.sync_query(design, st.session_state.get("zsim_page_query"))
