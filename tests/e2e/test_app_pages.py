@@ -4,6 +4,8 @@ no exception. (The Calibrate and Resilver pages have their own files.)"""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 pytest.importorskip("streamlit", reason="the app's tests need streamlit (pip install -e '.[dev]')")
@@ -165,3 +167,26 @@ def test_scaling_page_with_a_bad_custom_disk_shows_an_error():
     at.text_input(key="w_cd_capacity").set_value("12XB").run()
     assert not at.exception
     assert at.error
+
+
+def test_design_page_des_button_runs_the_des_and_shows_its_ci_and_latency_distribution():
+    at = app(wl="media-1m-read")
+    clean(at)
+    assert "Bandwidth" not in metrics(at)  # nothing runs before the button
+    at.button(key="w_des_run").click().run()
+    clean(at)
+    sc = model.Design(workloads=("media-1m-read",)).scenario("media-1m-read")
+    expect = model.simulate_des(sc, seed=1)
+    m = metrics(at)
+    assert m["Bandwidth"] == f"{expect.read.bytes_per_s / 1e6:,.1f} MB/s"
+    assert m["95 % CI (±)"] == f"{expect.ci_rel:.1%}"
+    assert m["Limited by"] == expect.limit
+    # the latency distribution: a CDF of the DES's quantiles, in ms
+    specs = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+    cdf = [s for s in specs if s["encoding"]["x"]["field"] == "latency_ms"]
+    assert len(cdf) == 1
+    assert cdf[0]["encoding"]["x"]["title"] == "completion latency, ms"
+    assert "read" in expect.details["latency_quantiles_s"]
+    # another seed is another run, shown only after its button press
+    at.number_input(key="w_des_seed").set_value(2).run()
+    assert "Bandwidth" not in metrics(at)
