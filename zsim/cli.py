@@ -88,7 +88,18 @@ def _build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     _set_option(sim, "override one scenario key, e.g. --set pool.recordsize=1M (repeatable)")
     sim.add_argument("--target-ci", type=float, default=0.02, help="stop at this 95%% CI")
-    sim.add_argument("--max-wall", type=float, default=60.0, help="wall-time cap, seconds")
+    sim.add_argument(
+        "--max-sim",
+        type=float,
+        default=600.0,
+        help="cap in simulated seconds (default 600); a run it stops is the same on every machine",
+    )
+    sim.add_argument(
+        "--max-wall",
+        type=float,
+        default=60.0,
+        help="wall-time cap, seconds (default 60); a run it stops depends on the machine's speed",
+    )
     sim.add_argument("--json", action="store_true", help="print the JSON document")
 
     res = sub.add_parser(
@@ -507,12 +518,15 @@ def _cmd_simulate(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
         raise ZsimError(f"--target-ci {args.target_ci} must be between 0 and 1, e.g. 0.02")
     if args.max_wall <= 0:
         raise ZsimError(f"--max-wall {args.max_wall} must be more than 0 seconds")
+    if args.max_sim <= 0:
+        raise ZsimError(f"--max-sim {args.max_sim} must be more than 0 seconds")
     scenario = load_scenario(args.scenario, overrides=args.set)
     result = simulate(
         scenario,
         engine=args.engine,
         seed=args.seed,
         target_ci=args.target_ci,
+        max_sim_seconds=args.max_sim,
         max_wall_seconds=args.max_wall,
     )
     return result.to_dict(), _simulate_text(result)

@@ -201,8 +201,13 @@ class ClemRow:
         }
 
 
-def clemtibs_rows(seed: int = 1, max_wall: float = 20.0) -> list[ClemRow]:
-    """Every valid measured run of the predicted jobs, each pool apart, read and write apart."""
+def clemtibs_rows(seed: int = 1, max_wall: float = 600.0) -> list[ClemRow]:
+    """Every valid measured run of the predicted jobs, each pool apart, read and write apart.
+
+    Each DES run stops at a 5 % CI or at :data:`RUNTIME_S` simulated seconds, so the rows are
+    the same on every machine; ``max_wall`` (seconds of wall time per run) is only a safety
+    net, far above what a run needs (about 10 s), and a run it stopped would depend on the
+    machine's speed."""
     data = clemtibs_measurements()
     rate = measured_disk_rate(data)
     predictions = {}

@@ -208,7 +208,9 @@ def test_auto_sweep_points_use_the_analytic_engine_where_valid_and_the_des_elsew
     inside = scenario_input(_scenario())
     outside = scenario_input(_scenario("workload.rw=read", "workload.size=1GiB"))
     rows = [
-        evaluate_point(SweepPoint(i, sc, "auto", 7, {"n": i}, max_wall_seconds=1.0))
+        evaluate_point(
+            SweepPoint(i, sc, "auto", 7, {"n": i}, max_wall_seconds=600.0, max_sim_seconds=3.0)
+        )
         for i, sc in enumerate((inside, outside))
     ]
     assert [r["engine"] for r in rows] == ["analytic", "des"]

@@ -23,7 +23,7 @@ from zsim.scenario import Hardware, Pool, Scenario, Workload, scenario_from_dict
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 HDD = {"disk": "seagate-ironwolf-12tb", "hba": "lsi-9300-8i", "ram": "64GiB", "cpu_cores": 8}
-FAST = RunControl(target_ci=0.1, max_sim_seconds=3.0, max_wall_seconds=1.5, min_sim_seconds=0.5)
+FAST = RunControl(target_ci=0.1, max_sim_seconds=3.0, max_wall_seconds=600, min_sim_seconds=0.5)
 
 levels = st.sampled_from([(0, 2), (1, 2), (10, 2), (5, 3), (6, 4)])
 

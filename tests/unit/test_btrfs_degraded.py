@@ -25,7 +25,7 @@ def _scenario(layout: str, failed: list[str], rw: str = "randread", **workload):
 
 def _run(layout: str, failed: list[str], rw: str = "randread", **workload):
     sc = _scenario(layout, failed, rw, **workload)
-    return zsim.simulate(sc, seed=1, target_ci=0.05, max_wall_seconds=5)
+    return zsim.simulate(sc, seed=1, target_ci=0.05, max_sim_seconds=20, max_wall_seconds=600)
 
 
 @pytest.mark.parametrize("layout", ["btrfs-raid1 4", "btrfs-raid10 4"])

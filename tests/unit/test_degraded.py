@@ -194,7 +194,7 @@ def _sc(layout: str, failed: list[str], jobs: int = 40):
 
 
 def _run(sc, seed: int = 1):
-    return zsim.simulate(sc, seed=seed, target_ci=0.05, max_sim_seconds=5, max_wall_seconds=10)
+    return zsim.simulate(sc, seed=seed, target_ci=0.05, max_sim_seconds=5, max_wall_seconds=600)
 
 
 def test_degraded_raidz_4k_random_reads_fall():
@@ -244,7 +244,7 @@ def test_degraded_runs_are_deterministic_and_writes_work():
             "workload": {"tool": "fio", "rw": "randwrite", "bs": "1M", "size": "1GiB"},
         }
     )
-    r = zsim.simulate(write, seed=1, target_ci=0.1, max_sim_seconds=3, max_wall_seconds=5)
+    r = zsim.simulate(write, seed=1, target_ci=0.1, max_sim_seconds=3, max_wall_seconds=600)
     assert r.write.iops > 0 and r.details["device_ios"]["sdc"] == 0
 
 

@@ -27,7 +27,8 @@ def run(sc, **kw):
         sc,
         seed=kw.pop("seed", 1),
         target_ci=kw.pop("target_ci", 0.03),
-        max_wall_seconds=kw.pop("max_wall_seconds", 30),
+        max_sim_seconds=kw.pop("max_sim_seconds", 60),
+        max_wall_seconds=kw.pop("max_wall_seconds", 600),
         **kw,
     )
 
@@ -80,7 +81,7 @@ def test_sas3_hba_is_never_the_limit_for_8_hdds_but_sata2_backplane_is():
 
 def test_dd_4k_single_stream_is_bound_by_per_call_cost():
     sc = scenario("stripe 8", {"tool": "dd", "direction": "write", "bs": "4K", "bytes": "20GiB"})
-    r = run(sc, target_ci=0.05, max_wall_seconds=20)
+    r = run(sc, target_ci=0.05)
     assert r.limit == "cpu"
     assert max(v for k, v in r.utilization.items() if k.startswith("disk:")) < 0.5
 
@@ -106,7 +107,7 @@ def test_result_carries_scenario_seed_and_versions():
         "mirror 2",
         {"tool": "fio", "rw": "randread", "bs": "4K", "numjobs": 1, "iodepth": 1, "size": "8GiB"},
     )
-    d = run(sc, max_wall_seconds=5).to_dict()
+    d = run(sc).to_dict()
     assert d["seed"] == 1 and d["engine"] == "des"
     assert d["scenario"]["pool"]["layout"] == "mirror 2"
     assert {"zsim", "numpy", "scipy", "simpy", "python"} <= set(d["versions"])

@@ -28,7 +28,7 @@ def _run(layout: str, cache_fill: float = 1.0, rw: str = "randread"):
             },
         }
     )
-    return simulate(sc, seed=1, target_ci=0.05, max_sim_seconds=4, max_wall_seconds=10)
+    return simulate(sc, seed=1, target_ci=0.05, max_sim_seconds=4, max_wall_seconds=600)
 
 
 def test_a_warm_cache_serves_the_reads_it_holds():

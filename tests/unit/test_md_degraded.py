@@ -31,7 +31,7 @@ def _scenario(layout: str, failed: list[str], rw: str = "randread"):
 
 def _run(layout: str, failed: list[str], rw: str = "randread"):
     sc = _scenario(layout, failed, rw)
-    return simulate(sc, seed=1, target_ci=0.05, max_sim_seconds=5, max_wall_seconds=10)
+    return simulate(sc, seed=1, target_ci=0.05, max_sim_seconds=5, max_wall_seconds=600)
 
 
 def test_raid6_read_of_a_missing_block_reads_the_rest_of_the_row():

@@ -21,7 +21,7 @@ def _run(layout: str, rw: str):
             },
         }
     )
-    return simulate(sc, seed=1, target_ci=0.05, max_sim_seconds=6, max_wall_seconds=10)
+    return simulate(sc, seed=1, target_ci=0.05, max_sim_seconds=6, max_wall_seconds=600)
 
 
 def test_reads_reach_every_member_of_the_md_array():

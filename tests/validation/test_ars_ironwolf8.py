@@ -32,7 +32,7 @@ KNOWN_MISSES = {
 
 @pytest.fixture(scope="module")
 def rows():
-    result = ars_rows(seed=1, target_ci=0.05, max_wall=40)
+    result = ars_rows(seed=1, target_ci=0.05)  # or 120 simulated seconds (validate.MAX_SIM)
     print("\n" + table(result))
     return result
 
@@ -72,7 +72,7 @@ def test_zsim_beats_the_rule_of_thumb(rows):
 
 @pytest.fixture(scope="module")
 def width():
-    shape = ars_width_shape(seed=1, target_ci=0.05, max_wall=40)  # shares runs with rows
+    shape = ars_width_shape(seed=1, target_ci=0.05)  # shares runs with rows
     print(
         f"\nraidz2 width n+2, per data disk ÷ one disk, n = 2, 4, 6: "
         f"writes {[round(x, 2) for x in shape['write']]}, "

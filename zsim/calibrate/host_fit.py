@@ -12,7 +12,8 @@ Method:
   200 MiB/s and a 6 GiB/s run weigh the same). Predictions from :func:`zsim.simulate.simulate`
   with the *same* seed for every evaluation (common random numbers), so the objective is a
   deterministic function of the multipliers, as long as no run stops at the wall-time cap
-  (flagged as ``capped``).
+  (a stop at the cap in simulated seconds, ``max_sim_seconds``, is deterministic too; a run
+  stopped by either cap is flagged as ``capped``).
 * Parameters: the logarithms of the multipliers, started at 0 (multiplier 1.0, the sourced
   costs) and bounded to ``log 0.05 … log 20``; solved with
   :func:`scipy.optimize.least_squares` (trust-region reflective, ``method="trf"``) and a
@@ -203,6 +204,7 @@ class HostFit:
     seed: int
     max_wall_seconds: float
     notes: tuple[str, ...] = ()
+    max_sim_seconds: float = 600.0
 
     @property
     def values(self) -> dict[str, float]:
@@ -235,6 +237,7 @@ class HostFit:
             "engine": self.engine,
             "seed": self.seed,
             "max_wall_seconds": self.max_wall_seconds,
+            "max_sim_seconds": self.max_sim_seconds,
             "notes": list(self.notes),
         }
 
@@ -296,9 +299,11 @@ class _Objective:
         seed: int,
         max_wall_seconds: float,
         held: dict[str, float] | None = None,
+        max_sim_seconds: float = 600.0,
     ) -> None:
         self.cases = list(cases)
         self.engine, self.seed, self.max_wall = engine, seed, max_wall_seconds
+        self.max_sim = max_sim_seconds
         self.held = dict(held or {})
         self.memo: dict[tuple[tuple[tuple[str, float], ...], str], _Prediction] = {}
 
@@ -326,6 +331,7 @@ class _Objective:
             engine=self.engine,
             seed=self.seed,
             target_ci=TARGET_CI,
+            max_sim_seconds=self.max_sim,
             max_wall_seconds=self.max_wall,
         )
         rate = getattr(result, case.direction).bytes_per_s
@@ -527,7 +533,8 @@ def _capped_note(objective: _Objective) -> tuple[str, ...]:
     return (
         f"{capped} simulation(s) stopped at a time cap before the 95 % CI reached "
         f"{TARGET_CI:.0%}: if at the wall-time cap, those predictions depend on the machine's "
-        f"speed and the objective is not exactly deterministic; raise max_wall_seconds",
+        f"speed and the objective is not exactly deterministic; raise max_wall_seconds (or set "
+        f"max_sim_seconds, a cap that is the same on every machine)",
     )
 
 
@@ -538,17 +545,21 @@ def fit_host_costs(
     seed: int = 1,
     max_wall_seconds: float = 5.0,
     parameters: Sequence[str] = HOST_PARAMETERS,
+    max_sim_seconds: float = 600.0,
 ) -> HostFit:
     """Fit the ``[hardware]`` CPU-cost multipliers ``parameters`` to measured pool runs.
 
     Every case is simulated with ``engine`` and ``seed`` (the same for every evaluation) and
-    at most ``max_wall_seconds`` per run. See the module docstring for the method. Raises
+    at most ``max_sim_seconds`` simulated and ``max_wall_seconds`` wall seconds per run (a
+    run stopped by the wall-time cap depends on the machine's speed; with a generous wall cap
+    and a simulated one the fit is the same everywhere). See the module docstring for the
+    method. Raises
     :class:`ZsimError` for fewer than ``len(parameters) + 1`` cases or a fit that did not
     converge.
     """
     cases = list(cases)
     _check_request(cases, parameters)
-    objective = _Objective(cases, engine, seed, max_wall_seconds)
+    objective = _Objective(cases, engine, seed, max_wall_seconds, None, max_sim_seconds)
     probes = _sensitivities(objective, parameters)
     sens = {p: float(np.max(probes[p])) for p in parameters}
     names = [p for p in parameters if sens[p] > SENSITIVITY_FLOOR]
@@ -563,6 +574,7 @@ def fit_host_costs(
             seed=seed,
             max_wall_seconds=max_wall_seconds,
             notes=_capped_note(objective),
+            max_sim_seconds=max_sim_seconds,
         )
     objective.held = _uninformative(objective, probes, names)
     res = _solve_releasing(objective, names, np.zeros(len(names)))
@@ -583,12 +595,13 @@ def fit_host_costs(
         seed=seed,
         max_wall_seconds=max_wall_seconds,
         notes=_capped_note(objective),
+        max_sim_seconds=max_sim_seconds,
     )
 
 
 def leave_one_out(fit: HostFit, cases: Sequence[PoolCase]) -> list[LooPrediction]:
     """Refit ``fit``'s fitted parameters without each case in turn, started at the fitted
-    values, and predict the case left out (same engine, seed and wall cap as ``fit``; the
+    values, and predict the case left out (same engine, seed and caps as ``fit``; the
     cases ``fit`` held stay held at their residual at 1.0).
 
     With nothing fitted, every prediction is the one at 1.0. Raises :class:`ZsimError` when
@@ -605,10 +618,14 @@ def leave_one_out(fit: HostFit, cases: Sequence[PoolCase]) -> list[LooPrediction
         rest = cases[:i] + cases[i + 1 :]
         values: dict[str, float] = {}
         if names:
-            objective = _Objective(rest, fit.engine, fit.seed, fit.max_wall_seconds, held)
+            objective = _Objective(
+                rest, fit.engine, fit.seed, fit.max_wall_seconds, held, fit.max_sim_seconds
+            )
             refit = _solve_releasing(objective, names, x0)
             values = {n: float(math.exp(t)) for n, t in zip(names, refit.x, strict=True)}
-        single = _Objective([left], fit.engine, fit.seed, fit.max_wall_seconds)
+        single = _Objective(
+            [left], fit.engine, fit.seed, fit.max_wall_seconds, None, fit.max_sim_seconds
+        )
         pred = single.predict(values)[0]
         out.append(
             LooPrediction(left.name, left.measured_bytes_per_s, pred.rate, pred.limit, values)
