@@ -5,8 +5,10 @@
 The target is a file in a temporary folder. fio's rate caps make it a slow disk (1500 IOPS,
 32 MB/s): a shared virtual disk's own rate moves by tens of percent from one second to the
 next, while a capped one is steady — as long as the storage under it never falls below the
-cap (a CI run once saw one 1.5 s segment at 40 MB/s under a 64 MB/s cap, hence caps at half
-that), so the check that the fitted profile predicts what fio
+cap. It sometimes does on CI (one 1.5 s segment at 40 MB/s under a 64 MB/s cap, one at 25 MB/s
+under 32 MB/s while the other core ran tests): a step that measured less than 85 % of its cap
+did not measure the emulated device, so it is measured again (at most twice, and the test
+prints which), so the check that the fitted profile predicts what fio
 measured within 15 % tests the loop rather than the neighbours' load. The plot and the fitted
 profile are kept under ``ZSIM_ARTIFACTS`` (default: a folder in the system temp) and the test
 prints where.
@@ -66,10 +68,41 @@ def calibrated(tmp_path_factory, artifacts):
     assert run.returncode == 0, run.stderr
     ran = json.loads(run.stdout)
     assert ran["ran"] and not ran["skipped"]
+    again = remeasure_slow_steps(plan)
+    print(f"\nmeasured again (the storage fell below the cap): {again or 'none'}")
     profile = artifacts / "capped-file.toml"
     run = zsim("calibrate", "fit", str(plan), "--out", str(profile), "--json")
     assert run.returncode == 0, run.stderr
     return plan, profile, json.loads(run.stdout)
+
+
+#: a capped step that measured less than this share of its cap was slowed by the storage
+#: under the cap (CI shares its disk and, with pytest-xdist, its other core): it did not
+#: measure the emulated device, so it is measured again, as a planner would rerun it
+SLOWED = 0.85
+
+
+def remeasure_slow_steps(plan: Path, rounds: int = 2) -> list[str]:
+    """Delete the results of steps that fell below :data:`SLOWED` of their fio cap and let
+    ``zsim calibrate run`` (which resumes: it runs only the steps without a result) measure
+    them again, at most ``rounds`` times. Returns the steps measured again, in order."""
+    from zsim.calibrate.load import load_results
+
+    again: list[str] = []
+    for _ in range(rounds):
+        slow = {
+            Path(m.source.split("#")[0])
+            for m in load_results([plan]).measurements
+            if m.ok and m.rate_iops and m.direction().iops < SLOWED * m.rate_iops
+        }
+        if not slow:
+            break
+        for result in sorted(slow):
+            result.unlink()
+            again.append(result.stem)
+        run = zsim("calibrate", "run", str(plan), "--json", timeout=600)
+        assert run.returncode == 0, run.stderr
+    return again
 
 
 def test_fit_reports_every_parameter_and_residual(calibrated):
