@@ -70,3 +70,16 @@ def shared_reference(name: str) -> Path:
     if os.environ.get("CI"):
         pytest.fail(message + " — CI forbids skipping")
     pytest.skip(message)
+
+
+def artifacts_dir(name: str) -> Path:
+    """The folder tests keep pictures and reports in (``$ZSIM_ARTIFACTS/name``; CI keeps
+    ``.ci-artifacts/``, elsewhere a folder in the system temp), created, and printed so the
+    run's output says where."""
+    import tempfile
+
+    root = Path(os.environ.get("ZSIM_ARTIFACTS") or Path(tempfile.gettempdir()) / "zsim-artifacts")
+    out = root / name
+    out.mkdir(parents=True, exist_ok=True)
+    print(f"\n{name.replace('-', ' ')} artefacts: {out}")
+    return out

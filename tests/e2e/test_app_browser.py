@@ -24,7 +24,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -34,7 +33,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.conftest import ROOT, need_module, need_tool
+from tests.conftest import ROOT, artifacts_dir, need_module, need_tool
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -84,11 +83,7 @@ def default_resilver_time() -> str:
 
 @pytest.fixture(scope="module")
 def shots() -> Path:
-    root = Path(os.environ.get("ZSIM_ARTIFACTS") or Path(tempfile.gettempdir()) / "zsim-artifacts")
-    out = root / "app-screenshots"
-    out.mkdir(parents=True, exist_ok=True)
-    print(f"\napp screenshots: {out}")
-    return out
+    return artifacts_dir("app-screenshots")
 
 
 @pytest.fixture(scope="module")

@@ -17,15 +17,13 @@ prints where.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, need_tool
+from tests.conftest import ROOT, artifacts_dir, need_tool
 
 TOLERANCE = 0.15  # the acceptance band for predicted vs measured bandwidth/IOPS
 
@@ -43,11 +41,7 @@ def zsim(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def artifacts() -> Path:
-    root = Path(os.environ.get("ZSIM_ARTIFACTS") or Path(tempfile.gettempdir()) / "zsim-artifacts")
-    out = root / "calibration"
-    out.mkdir(parents=True, exist_ok=True)
-    print(f"\ncalibration artefacts: {out}")
-    return out
+    return artifacts_dir("calibration")
 
 
 @pytest.fixture(scope="module")
