@@ -73,10 +73,11 @@ def plan_shapes(device_bytes: int, *, rotating: bool) -> list[Measurement]:
     return out
 
 
-def measure(profile_name: str, noise: float, seed: int) -> list[Measurement]:
-    """Measurements a device with ``profile_name``'s parameters would give, through the same
-    closed form the fit uses, times seeded log-normal noise of ``noise`` (relative)."""
-    prof = load_profile(profile_name)
+def measure(profile_name: str, noise: float, seed: int, **overrides: object) -> list[Measurement]:
+    """Measurements a device with ``profile_name``'s parameters (``overrides`` replacing
+    some) would give, through the same forward model the fit uses, times seeded log-normal
+    noise of ``noise`` (relative)."""
+    prof = replace(load_profile(profile_name), **overrides)
     size = prof.size_bytes
     rng = np.random.default_rng(seed)
     out = []
@@ -121,6 +122,43 @@ def test_hdd_round_trip_recovers_parameters_within_their_standard_errors(seed):
         p = fit.parameter(name)
         assert p.fitted and p.stderr is not None, name
         assert abs(p.value - true) <= Z_MAX * p.stderr, (name, p.value, true, p.stderr)
+
+
+@pytest.mark.parametrize("depth", [4, 32])
+def test_hdd_round_trip_recovers_the_queueing_gain(depth):
+    """The scheduler's effective window (``queue_reorder_depth``) is recovered from the
+    queued random reads with 3 % noise, and the queued runs are predicted within it."""
+    ms = measure("seagate-ironwolf-12tb", 0.03, 7, queue_reorder_depth=depth)
+    fit = fit_device(ms, name="rt", base={"rpm": 7200})
+    p = fit.parameter("queue_reorder_depth")
+    assert p.fitted and p.value == depth, p.note
+    assert fit.profile.queue_reorder_depth == depth
+    queued = [r for r in fit.residuals if "randread" in r.name and "qd1-" not in r.name]
+    assert queued and all(r.used and r.predicted_iops is not None for r in queued)
+    assert all(abs(r.error) < 0.12 for r in queued), [(r.name, r.error) for r in queued]
+
+
+def test_queueing_gain_grows_with_the_reorder_window():
+    """Physics check of the fitted parameter: at 32 outstanding 4 KiB random reads over the
+    whole IronWolf, SATF over a wider window serves more (the gain of shortest-access-time-
+    first grows with the choice), and a window of 1 is first come, first served (no gain)."""
+    from zsim.calibrate.forward import hdd_queued_read_iops
+
+    base = load_profile("seagate-ironwolf-12tb")
+    size = base.size_bytes
+    m = next(
+        m
+        for m in plan_shapes(size, rotating=True)
+        if m.rw == "randread" and m.bs == 4096 and m.iodepth == 32 and m.size == size
+    )
+    qd1 = replace(m, iodepth=1)
+    rates = [
+        hdd_queued_read_iops(replace(base, queue_reorder_depth=d), m, size) for d in (1, 4, 32)
+    ]
+    one = hdd_queued_read_iops(replace(base, queue_reorder_depth=1), replace(qd1, iodepth=2), size)
+    assert rates[0] < rates[1] < rates[2]
+    assert rates[2] > 2.0 * rates[0]  # SATF over 32: well over twice FCFS (Worthington 1994)
+    assert one == pytest.approx(rates[0], rel=0.1)
 
 
 def test_hdd_spindle_speed_is_chosen_when_not_given():

@@ -16,8 +16,12 @@ initial estimate and reported as not fitted):
   serves; ``rpm`` from random reads over a short span (half a revolution plus short
   seeks) against the cache hits; ``avg_seek_read`` and ``min_seek`` from random reads over
   the whole device and over the short span (``max_seek`` = 2 × average, the catalog's rule,
-  :data:`zsim.hardware.hdd.MAX_SEEK_RATIO`). Queued and write runs are predicted by the
-  discrete-event engine in validation, not fitted: their gain comes from the scheduling.
+  :data:`zsim.hardware.hdd.MAX_SEEK_RATIO`); then the queueing gain,
+  ``queue_reorder_depth`` (how many queued commands the drive's shortest-access-time-first
+  scheduler chooses among), from the queued random reads, chosen among
+  :data:`REORDER_DEPTHS` by least residual with the DES's own device in a closed loop
+  (:func:`zsim.calibrate.forward.hdd_queued_read_iops`). Write runs through the drive's
+  write-back cache are predicted by the discrete-event engine in validation, not fitted.
 * SSD/NVMe: ``read_latency``/``write_latency`` (QD1 4 KiB), ``read_iops``/``write_iops``
   (the small-block ceiling), ``read_bw``/``write_bw`` (the large-block ceiling) from the
   queue-depth sweeps; ``flush_latency`` from O_SYNC writes; ``write_cache`` and
@@ -36,7 +40,16 @@ from typing import Any
 import numpy as np
 from scipy.optimize import least_squares
 
-from zsim.calibrate.forward import finite, flash_iops, hdd_iops, host_time, link_rate, outstanding
+from zsim.calibrate.forward import (
+    finite,
+    flash_iops,
+    hdd_iops,
+    hdd_queued_read_iops,
+    host_time,
+    link_rate,
+    outstanding,
+    queued_random_read,
+)
 from zsim.calibrate.measurement import Measurement
 from zsim.errors import ZsimError
 from zsim.hardware import flash, hdd
@@ -622,6 +635,48 @@ def _fit_hdd(
     )
 
 
+REORDER_DEPTHS = (1, 2, 4, 8, 16, 32)
+"""Effective scheduler windows tried for ``queue_reorder_depth``: 1 (first come, first
+served) up to the 32 tags of SATA NCQ; powers of two, because the queueing gain grows
+roughly with the window's logarithm, so neighbouring candidates differ by similar amounts."""
+
+
+def _fit_reorder_depth(
+    ms: list[Measurement], base: dict[str, Any], values: dict[str, float], device_bytes: int
+) -> tuple[Parameter, list[Measurement]]:
+    """Choose ``queue_reorder_depth`` by least residual over the queued random reads, with
+    the continuous parameters already fitted; sets it in ``base``. Its standard error is
+    not defined (a discrete choice): the note gives every candidate's rms instead."""
+    queued = [m for m in ms if queued_random_read(m)]
+    given = base.get("queue_reorder_depth")
+    if not queued:
+        depth = int(given) if given else hdd.DEFAULT_REORDER_DEPTH
+        base["queue_reorder_depth"] = depth
+        note = "given" if given else "no queued random reads measured: the NCQ default, not fitted"
+        return Parameter("queue_reorder_depth", float(depth), "commands", None, False, note), []
+    tried = []
+    for depth in (int(given),) if given else REORDER_DEPTHS:
+        prof = _hdd_profile(dict(base, queue_reorder_depth=depth), values)
+        errs = []
+        for m in queued:
+            pred = hdd_queued_read_iops(prof, m, device_bytes)
+            if pred is not None and finite(pred):
+                errs.append(math.log(pred / measured_iops(m)))
+        tried.append((math.sqrt(sum(e * e for e in errs) / max(len(errs), 1)), depth))
+    depth = min(tried)[1]
+    base["queue_reorder_depth"] = depth
+    note = (
+        "given"
+        if given
+        else f"chosen by least residual over {len(queued)} queued random reads among "
+        + ", ".join(f"{d} (rms {e:.1%})" for e, d in sorted(tried, key=lambda t: t[1]))
+    )
+    return (
+        Parameter("queue_reorder_depth", float(depth), "commands", None, not given, note),
+        queued,
+    )
+
+
 def _hdd_profile(base: dict[str, Any], values: dict[str, float]) -> Profile:
     data = dict(base)
     outer = values["max_sustained"]
@@ -685,7 +740,9 @@ def fit_device(
         problem, used, values, stderr, nfev, message, rpm = _fit_hdd(
             fit_ms, base_table, size, ghz, quick, start
         )
-        extra.append(rpm)
+        depth, queued = _fit_reorder_depth(fit_ms, base_table, values, size)
+        extra += [rpm, depth]
+        used = used + [m for m in queued if not any(m is u for u in used)]
         profile = _hdd_profile(base_table, values)
     else:
         cliff = _cliff(long_writes) if long_writes else None
@@ -762,7 +819,9 @@ def _residuals(
     out = []
     model: Any = hdd.hdd_params(profile) if profile.kind == "hdd" else flash.flash_params(profile)
     for m in ms:
-        if profile.kind == "hdd":
+        if profile.kind == "hdd" and queued_random_read(m):
+            pred = hdd_queued_read_iops(profile, m, size)
+        elif profile.kind == "hdd":
             pred = hdd_iops(model, m, size, link, ghz)
         else:
             pred = flash_iops(model, m, link, ghz)
@@ -773,7 +832,7 @@ def _residuals(
         elif m.purpose == "long-write":
             why = "long-write segment: fitted as the cache cliff"
         elif pred is None:
-            why = "no closed form (queued, through the write cache, or mixed): the DES predicts it"
+            why = "no closed form (through the write cache, or mixed): the DES predicts it"
         elif not in_fit:
             why = "not a fitted shape (dd, or a run the fit leaves out)"
         out.append(

@@ -5,10 +5,11 @@ functions of the same sub-models the discrete-event engine runs (:mod:`zsim.hard
 :mod:`zsim.hardware.flash`), not a second copy of the physics: the DES's raw-device path
 (``raw N`` in :mod:`zsim.des.blockfs`) adds only the host's per-call CPU time
 (:data:`zsim.des.costs.SYSCALL_S`), the link transfer and the block layer's 32-command queue,
-and those are added here too. Shapes without a closed form (an HDD's queued random I/O, whose
-gain comes from shortest-access-time-first scheduling; its write-back cache; mixed
-read/write) return ``None``: the fit leaves them out, and validation predicts them with the
-discrete-event engine.
+and those are added here too. An HDD's queued random reads, whose gain comes from
+shortest-access-time-first scheduling, have no closed form: :func:`hdd_queued_read_iops`
+runs the DES's own device in a closed loop for them (:mod:`zsim.analytic.devices`). Shapes
+through an HDD's write-back cache and mixed read/write runs return ``None``: the fit leaves
+them out, and validation predicts them with the discrete-event engine.
 
 Every function returns I/Os per second; bytes/s is that × block size.
 """
@@ -122,6 +123,30 @@ def hdd_iops(
     return 1.0 / (host + service + bs / link)
 
 
+def queued_random_read(m: Measurement) -> bool:
+    """A random read run with more than one command outstanding (an HDD's queueing gain)."""
+    return m.rw == "randread" and not (m.sync or m.fsync) and outstanding(m) > 1
+
+
+def hdd_queued_read_iops(profile: Profile, m: Measurement, device_bytes: int) -> float | None:
+    """IOPS of a queued random read run on an HDD, or None for other runs.
+
+    The DES's :class:`zsim.des.hardware.Device` (the same HDD mechanics, SATF over the
+    profile's ``queue_reorder_depth``) in a closed loop with the run's commands outstanding
+    over its region (:func:`zsim.analytic.devices.device_table`, seeded and cached), capped
+    by the link. The host's per-call time overlaps the other outstanding commands, so it adds
+    nothing while the drive is the bottleneck.
+    """
+    if profile.kind != "hdd" or not queued_random_read(m):
+        return None
+    from zsim.analytic.devices import device_table  # the analytic layer sits above this one
+
+    start, width = region(m, device_bytes)
+    q = outstanding(m)
+    table = device_table(profile, m.bs, False, False, start, start + width, _QUEUE_DEPTH)
+    return min(table.at(q), link_rate(profile) / m.bs)
+
+
 # ---------------------------------------------------------------- flash
 
 
@@ -163,6 +188,8 @@ def predict_iops(
     """Closed-form IOPS of raw-device run ``m`` on a device described by ``profile``."""
     link = link_rate(profile)
     if profile.kind == "hdd":
+        if queued_random_read(m):
+            return hdd_queued_read_iops(profile, m, device_bytes)
         return hdd_iops(hdd.hdd_params(profile), m, device_bytes, link, ghz)
     return flash_iops(flash.flash_params(profile), m, link, ghz)
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from zsim.calibrate.fit import DeviceFit, fit_device
-from zsim.calibrate.forward import predict_iops
+from zsim.calibrate.forward import predict_iops, queued_random_read
 from zsim.calibrate.measurement import Measurement
 from zsim.errors import ZsimError
 from zsim.hardware.catalog import Profile
@@ -265,7 +265,11 @@ def _leave_one_out(
 ) -> float | None:
     rest = [x for x in measurements if x is not m]
     fitted = {p.name: p.value for p in fit.parameters}
-    base = {"rpm": int(fitted["rpm"])} if "rpm" in fitted else {}
+    base: dict[str, Any] = {"rpm": int(fitted["rpm"])} if "rpm" in fitted else {}
+    if "queue_reorder_depth" in fitted and not queued_random_read(m):
+        # the discrete choices are kept, as rpm is; the queue window is chosen again when
+        # the held-out run is one of the queued reads it is chosen from
+        base["queue_reorder_depth"] = int(fitted["queue_reorder_depth"])
     for key in ("pcie_gen", "pcie_lanes", "interface", "link_rate"):
         value = getattr(fit.profile, key)
         if value is not None:

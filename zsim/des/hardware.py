@@ -120,11 +120,11 @@ class Device:
     """A disk or SSD serving :class:`DevIO` requests from its own queue.
 
     HDD: one request on the mechanism at a time, chosen shortest-positioning-time-first among
-    up to ``ncq`` queued requests (NCQ/TCQ). Flash: up to ``parallelism`` requests at once.
+    the oldest ``model.reorder_depth`` queued requests (NCQ/TCQ: 32; a fitted profile may say
+    fewer, :data:`zsim.hardware.hdd.DEFAULT_REORDER_DEPTH`). Flash: up to ``parallelism``
+    requests at once.
     Writes cross the bus before the device, reads after it.
     """
-
-    NCQ_DEPTH = 32  # SATA NCQ / SAS TCQ depth the drive reorders over
 
     def __init__(
         self,
@@ -163,7 +163,7 @@ class Device:
 
     def _start(self) -> None:
         if self.rotating:
-            window = self.queue[: self.NCQ_DEPTH]
+            window = self.queue[: self.model.reorder_depth]
             pending = [(q.offset, q.nbytes, q.is_write) for q in window]
             clock = self.env.now + self.phase
             index = hdd.choose_next(self.model, self.state, clock, pending)

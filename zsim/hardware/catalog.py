@@ -111,6 +111,13 @@ SCHEMA: dict[str, tuple[_Parser, tuple[str, ...], bool, str]] = {
         "controller time per command, s (a measured cache-hit latency)",
     ),
     "max_seek": (parse_time, ("hdd",), True, "full-stroke seek, s"),
+    "queue_reorder_depth": (
+        _integer,
+        ("hdd",),
+        True,
+        "queued commands the drive picks the shortest access among (NCQ/TCQ: 32; fitted "
+        "from a queue-depth sweep by zsim calibrate fit)",
+    ),
     "read_bw": (parse_rate, ("ssd", "nvme"), True, "sequential read, bytes/s"),
     "write_bw": (parse_rate, ("ssd", "nvme"), True, "sequential write, bytes/s"),
     "read_iops": (parse_count, ("ssd", "nvme"), True, "4K random read IOPS"),
@@ -183,6 +190,7 @@ class Profile:
     min_seek: float | None = None
     max_seek: float | None = None
     command_overhead: float | None = None
+    queue_reorder_depth: int | None = None
     read_bw: float | None = None
     write_bw: float | None = None
     read_iops: int | None = None

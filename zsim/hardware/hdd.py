@@ -70,6 +70,13 @@ DEFAULT_DESTAGE_WINDOW = 32
 NCQ queue depth, on the assumption that firmware schedules its write-back like queued
 commands. Calibrate from sustained random-write IOPS with the write cache on."""
 
+DEFAULT_REORDER_DEPTH = 32
+"""Queued commands the drive chooses the next one among (shortest access time first): the
+SATA NCQ / SAS TCQ tag count (32). Firmware that ages requests, or schedules by seek distance
+without the rotational position, gains less from a deep queue than full SATF over 32; a
+smaller effective window reproduces that gain, so ``zsim calibrate fit`` fits it from a
+queued random-read sweep (profile key ``queue_reorder_depth``)."""
+
 DEFAULT_CACHE = 64 * MiB
 """Drive cache when the profile gives none: the common buffer of 2010s 7200 rpm drives."""
 
@@ -214,9 +221,10 @@ class HddParams:
     bytes; ``overhead`` per command, s; ``write_cache`` write-back on (WCE); ``cache_bytes``
     dirty data the drive may hold; ``persistent_cache`` the cache survives power loss (Toshiba's
     Persistent Write Cache, or a capacitor), so a flush or FUA write completes from the cache;
-    ``readahead`` bytes per stream; ``buffer_rate`` interface
-    ↔ buffer rate, bytes/s; ``destage_window`` dirty extents sorted per destage; ``notes``
-    the fallbacks :func:`hdd_params` used. Derived constants follow (not init arguments).
+    ``readahead`` bytes per stream; ``buffer_rate`` interface ↔ buffer rate, bytes/s;
+    ``destage_window`` dirty extents sorted per destage; ``reorder_depth`` queued commands
+    the scheduler chooses among (:data:`DEFAULT_REORDER_DEPTH`); ``notes`` the fallbacks
+    :func:`hdd_params` used. Derived constants follow (not init arguments).
     """
 
     capacity: int
@@ -233,6 +241,7 @@ class HddParams:
     readahead: int = DEFAULT_READAHEAD
     buffer_rate: float = DEFAULT_BUFFER_RATE
     destage_window: int = DEFAULT_DESTAGE_WINDOW
+    reorder_depth: int = DEFAULT_REORDER_DEPTH
     notes: tuple[str, ...] = ()
     geometry: ExactGeometry | None = None  # optional measured layout: see _geo_service
     period: float = field(init=False, repr=False)  # one revolution, s
@@ -252,6 +261,11 @@ class HddParams:
             raise ZsimError("sector and buffer rate must be above 0 and overhead not negative")
         if self.cache_bytes < 0 or self.readahead < 0 or self.destage_window < 1:
             raise ZsimError("cache and read-ahead must not be negative, destage window ≥ 1")
+        if self.reorder_depth < 1:
+            raise ZsimError(
+                f"queue_reorder_depth {self.reorder_depth} must be at least 1 (1: first come, "
+                "first served; NCQ drives: up to 32)"
+            )
         period = 60.0 / self.rpm
         rho = self.inner_rate / self.outer_rate
         mean_track = period * self.outer_rate * (1.0 + rho) / 2.0
@@ -351,6 +365,8 @@ def hdd_params(
         values["persistent_cache"] = True
     if profile.command_overhead is not None:  # measured (zsim calibrate fit)
         values["overhead"] = profile.command_overhead
+    if profile.queue_reorder_depth is not None:  # measured (zsim calibrate fit)
+        values["reorder_depth"] = profile.queue_reorder_depth
     if "cache_bytes" in overrides and "readahead" not in overrides:
         values["readahead"] = min(int(overrides["cache_bytes"]), DEFAULT_READAHEAD)  # type: ignore[call-overload]
     values.update(overrides)
