@@ -113,7 +113,7 @@ def test_the_disk_cache_can_be_turned_off(tmp_path, monkeypatch):
         (("workload.rw=randwrite", "workload.bs=4K"), "partial-record writes"),
         (("pool.layout=draid2:4d:1s:8c",), "dRAID"),
         (("pool.failed=sda",), "degraded"),
-        (("workload.rw=randrw", "pool.layout=raidz2 8"), "randrw on raidz"),
+        (("workload.rw=randrw",), "mixed jobs"),
     ],
 )
 def test_outside_the_validity_range_it_declines_with_a_reason(overrides, words):
@@ -215,3 +215,48 @@ def test_auto_sweep_points_use_the_analytic_engine_where_valid_and_the_des_elsew
     ]
     assert [r["engine"] for r in rows] == ["analytic", "des"]
     assert all(r["error"] is None and r["read_iops"] > 0 for r in rows)
+
+
+# ---- column-map effects the analytic engine takes from the DES's map
+
+
+def test_binomial_pmf_sums_to_one_and_has_the_binomial_mean():
+    from zsim.analytic.engine import binomial_pmf
+
+    for n, p in ((1, 0.5), (7, 0.2), (400, 2 / 12), (3, 1.0), (3, 0.0)):
+        pmf = binomial_pmf(n, p)
+        assert pmf.sum() == pytest.approx(1.0)
+        assert float(pmf @ range(n + 1)) == pytest.approx(n * p)
+
+
+def test_records_a_whole_row_wide_read_the_same_leaves_as_the_des():
+    """raidz2 12 with 32K records at ashift 12: 8 data + 2 parity sectors, padded to 12 —
+    one whole row, so every record starts on the same column and its 8 data columns are
+    the same 8 disks; the other 4 (2 parity, 2 padding) serve no reads. The analytic
+    engine's per-leaf load follows the map, as the DES's disks do."""
+    sc = _scenario(
+        "pool.layout=raidz2 12", "pool.recordsize=32K", "workload.bs=32K", "workload.numjobs=4"
+    )
+    a = zsim.simulate(sc, engine="analytic")
+    busy = sorted(v for k, v in a.utilization.items() if k.startswith("disk:"))
+    assert len(busy) == 12
+    assert busy[:4] == [0.0] * 4 and min(busy[4:]) > 0.05
+    d = zsim.simulate(sc, engine="des", seed=1, target_ci=0.1, max_sim_seconds=5)
+    idle = {k for k, v in d.utilization.items() if k.startswith("disk:") and v < 0.01}
+    assert len(idle) == 4
+
+
+def test_random_calls_of_many_records_dirty_fewer_indirect_blocks_per_record():
+    """A 1 MiB random call writes 8 consecutive 128K records, which share their level-1
+    parent: per record it dirties about 1/8 of the parents a 128K random call does."""
+    from zsim.analytic.engine import _Model
+
+    def meta(bs: str) -> float:
+        sc = _scenario(
+            "workload.rw=randwrite", f"workload.bs={bs}", "workload.size=64GiB",
+            "hardware.ram=8GiB",
+        )  # fmt: skip
+        return sum(_Model(sc)._metadata_per_record()["asize"])
+
+    ratio = meta("1M") / meta("128K")
+    assert 0.1 < ratio < 0.2, ratio

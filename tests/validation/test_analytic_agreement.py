@@ -18,9 +18,11 @@ memory sizes. For every draw:
   also has the named resource ≥ 70 % busy — counts as agreeing.
 
 ``test_print_the_agreement_table`` prints the whole table and a summary (drawn, declined by
-reason, inconclusive, compared, median and worst errors). ``test_every_compared_draw_agrees``
-is the issue's goal — every compared draw within the tolerances — and is an xfail that says
-what still disagrees; ``test_analytic_rates_track_the_des`` guards what holds today.
+reason, inconclusive, compared, median and worst errors); ``test_every_compared_draw_agrees``
+is issue 5's goal — every compared draw within the tolerances and naming the same kind of
+limit; ``test_enough_draws_are_compared`` keeps the validity range from growing so narrow
+that the goal means little (last run: 111 of 200 compared, rate error median 1.8 %, worst
+13.2 %; p99 median 2.3 %, worst 22.3 %).
 """
 
 from __future__ import annotations
@@ -223,25 +225,15 @@ def test_print_the_agreement_table():
     assert len(records) == DRAWS, len(records)
 
 
-def test_analytic_rates_track_the_des():
-    """A regression guard on what holds today (issue 5's 15 %-for-every-draw goal is the
-    xfail below): enough draws compared, the median rate error small, most within 15 %."""
+def test_enough_draws_are_compared():
+    """At least 2 in 5 draws answered by both engines (the rest declined by the analytic
+    engine's validity range, or inconclusive in the DES), and most within a few percent."""
     s = _summary(_records())
     compared = len(s["compared"])
     assert compared >= MIN_COMPARED, (compared, s["inconclusive"], dict(s["declined"]))
-    assert statistics.median(s["rate_errors"]) <= 0.06
-    assert s["rate_within"] >= 0.75 * compared, (s["rate_within"], compared)
+    assert statistics.median(s["rate_errors"]) <= 0.05
 
 
-@pytest.mark.xfail(
-    reason="issue 5 goal not met yet: of 200 draws 133 were compared and 22 rates are off by "
-    "15-67 % — buffered random writes of large calls into small records (the txg's share of "
-    "indirect-block rewrites depends on the txg size, estimated here as 60 % of the dirty "
-    "cap), randrw, wide raidz small-record reads under many jobs — and 8 read p99s are "
-    "28-40 % low (a job's queued calls are sampled as independent; in the DES they are "
-    "correlated); raidz reads name 'client' where the DES's disks are ≥ 85 % busy",
-    strict=False,
-)
 def test_every_compared_draw_agrees_with_the_des():
     s = _summary(_records())
     assert not s["failing"], "\n".join(_line(r) for r in s["failing"])

@@ -87,6 +87,18 @@ class DeviceTable:
         picks = rng.integers(0, len(pool), size=(max(1, fork), n))
         return pool[picks].max(axis=0)
 
+    def sample_at(self, depth: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """One response time per entry of ``depth`` (requests outstanding at the device when
+        it is issued, itself included), each drawn at the measured depth nearest it, s."""
+        grid = np.asarray(self.depths)
+        nearest = np.abs(np.asarray(depth)[..., None] - grid).argmin(axis=-1)
+        out = np.empty(nearest.shape)
+        for i in np.unique(nearest):
+            where = nearest == i
+            pool = self._arrays[int(i)]
+            out[where] = pool[rng.integers(0, len(pool), size=int(where.sum()))]
+        return out
+
     @functools.cached_property
     def _arrays(self) -> list[np.ndarray]:
         return [np.asarray(r) for r in self.responses]

@@ -12,13 +12,19 @@ What it computes, per fio call (``DESIGN.md`` §1, issue 5):
 * **Device rates** from :mod:`zsim.analytic.devices`: the DES's own device model run in a
   closed loop at each queue depth.
 * **Reads**: an exact closed queueing network (:mod:`zsim.analytic.queueing`) of the CPU and
-  the vdevs, with ``numjobs`` (× ``iodepth`` under honoured O_DIRECT) customers; a raidz read
-  that touches several leaves waits for the slowest (fork-join: the expected maximum of the
-  leaves' response times); mirrors spread reads over their children.
+  the vdevs, with ``numjobs`` (× ``iodepth`` under honoured O_DIRECT) customers. A raidz
+  read touches the leaves the column map gives its record (records a whole row wide all
+  land on the same leaves); each leaf holds a binomial number of the vdev's records'
+  columns, and a record waits for its slowest column (fork-join: the expected maximum of
+  the leaves' response times). Mirrors spread reads over their children. Latency
+  percentiles sample each column's response at the depth it finds (a Poisson number of
+  other calls' columns at its leaf, spread evenly over a mirror's children).
 * **Writes**: the txg pipeline's bottleneck bound: what the clients can dirty (their calls'
   CPU, read-modify-write reads), what the vdevs can write per second (sequential aggregated
-  leaf writes at ``zfs_vdev_async_write_max_active``), what the cores can checksum, compress
-  and parity per second, and what the memory bus, the HBA and the links can carry.
+  leaf writes at ``zfs_vdev_async_write_max_active``, plus the indirect blocks each txg
+  rewrites), what the cores can checksum, compress and parity per second, and what the
+  memory bus, the HBA and the links can carry; each less the txg's own tail (the uberblock,
+  and every leaf's positioning back to the data, the slowest of which the pool waits for).
 
 Validity range: where a class of scenarios has no form here, :func:`simulate_analytic` raises
 :class:`zsim.errors.ZsimError` saying so ("outside the analytic engine's validity range") —
@@ -60,6 +66,10 @@ SYNC_READ_MAX = CLASS_LIMITS[SYNC_READ][1]
 ASYNC_WRITE_MAX = CLASS_LIMITS[3][1]
 
 
+#: consecutive records whose column map gives a raidz vdev's per-leaf read shares (raidz1's
+#: parity swaps at odd MiB offsets, so this spans at least 16 MiB of 4 KiB records)
+RECORDS_SAMPLED = 4096
+
 #: random writes over files this many times zfs_dirty_data_max rarely hit a record still
 #: dirty in the open txg (at most ~1/this of calls do), so each call writes its records
 COALESCE_FREE_MULTIPLE = 20
@@ -81,11 +91,16 @@ def validity(sc: Any) -> str | None:
         return "degraded pools (pool.failed) are modelled by the DES only"
     if w.tool != "fio":
         return f"workload tool {w.tool!r}: the analytic engine models fio jobs"
-    if w.rw not in ("randread", "write", "randwrite", "randrw"):
+    if w.rw in ("randrw", "rw", "readwrite"):
+        return (
+            f"fio rw={w.rw!r}: mixed jobs — reads queued behind the txg's bursts of writes on "
+            f"the same disks, and the write throttle's delays to the same callers — are "
+            f"modelled by the DES only"
+        )
+    if w.rw not in ("randread", "write", "randwrite"):
         return (
             f"fio rw={w.rw!r}: sequential reads (zfetch's prefetch against the vdev queue's "
-            f"LBA-ordered aggregation of several streams) and sequential mixed jobs are "
-            f"modelled by the DES only"
+            f"LBA-ordered aggregation of several streams) are modelled by the DES only"
         )
     if any(v.kind == "draid" for v in layout.data_vdevs):
         return (
@@ -95,11 +110,6 @@ def validity(sc: Any) -> str | None:
         return "O_DIRECT writes (issued from the caller, verified) are modelled by the DES only"
     if _direct(sc) and w.bs > pool.recordsize:
         return "O_DIRECT reads of several records per call are modelled by the DES only"
-    if w.rw == "randrw" and any(v.kind in ("raidz", "draid") for v in layout.data_vdevs):
-        return (
-            "randrw on raidz/dRAID: reads that wait on every data column while the txg's "
-            "parity writes share the disks are modelled by the DES only"
-        )
     if w.sync or w.fsync or pool.sync == "always":
         return "sync writes (O_SYNC, fsync, sync=always) and the ZIL are modelled by the DES only"
     if pool.dedup == "on":
@@ -112,7 +122,7 @@ def validity(sc: Any) -> str | None:
             f"bs {w.bs} B below recordsize {rs} B: partial-record writes (read-modify-write, "
             f"sparse files filling up) are modelled by the DES only"
         )
-    if w.rw in ("randwrite", "randrw"):
+    if w.rw == "randwrite":
         dirty_max = txg_tunables(sc.hardware.ram, parse_zfs_version(sc.hardware.zfs_version))
         files = w.numjobs * w.size
         if files < COALESCE_FREE_MULTIPLE * dirty_max.dirty_max:
@@ -124,6 +134,17 @@ def validity(sc: Any) -> str | None:
     if w.rw == "randread" and w.bs > rs and not _direct(sc):
         return "buffered reads of several records per call are modelled by the DES only"
     return None
+
+
+def binomial_pmf(n: int, p: float) -> np.ndarray:
+    """P(X = 0 … n) for X ~ Binomial(n, p), computed in log space (n in the thousands)."""
+    i = np.arange(n + 1)
+    if p <= 0.0 or p >= 1.0:
+        return (i == (n if p >= 1.0 else 0)).astype(float)
+    log_choose = np.array(
+        [math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1) for j in i]
+    )
+    return np.exp(log_choose + i * math.log(p) + (n - i) * math.log1p(-p))
 
 
 def _direct(sc: Any) -> bool:
@@ -213,14 +234,13 @@ class _Model:
             byte_scale=hw.cpu_byte_cost_scale,
         )
         self.cores = hw.cpu_cores
+        self._shares: dict[int, np.ndarray] = {}
         self.taskq = zio_taskq_threads(hw.cpu_cores)
         self.mem_bw = hw.memory_bandwidth or memory.DEFAULT_MEMORY_BANDWIDTH
         arc_records = arc_data_bytes(hw.ram, self.version, ratio) // self.rs
         cached = pool.primarycache == "all" and not self.direct
         self.hit = min(1.0, arc_records / self.total_records) if cached else 0.0
-        self.read_fraction = {"randread": 1.0, "write": 0.0, "randwrite": 0.0}.get(
-            w.rw, w.rwmixread / 100
-        )
+        self.reads = w.rw == "randread"
         self.random = w.rw.startswith("rand")
         self._place_files(pool)
         names = [d for v in layout.data_vdevs for d in v.devices]
@@ -270,23 +290,44 @@ class _Model:
         per_leaf = max(io[2] for io in ios)
         return len(ios), per_leaf
 
-    def _vdev_read_stations(
-        self, v: _Vdev, visits: float, free: float = 1.0
-    ) -> list[tuple[tuple, Station]]:
+    def _leaf_shares(self, v: _Vdev) -> np.ndarray:
+        """P(a record read touches leaf ``l``) for each leaf of a raidz/dRAID vdev (they sum
+        to the leaves a read touches), from the DES's column map over consecutive records
+        as the file layout allocates them (offsets ``asize`` apart). Records whose asize is
+        a multiple of the width all start on the same column, so their data columns land on
+        the same leaves and the others idle (``raidz2 12`` with 32K records reads 8 of 12
+        disks); the map shows that, a uniform spread would not."""
+        cached = self._shares.get(id(v))
+        if cached is not None:
+            return cached
+        width = len(v.top.vdev.devices)
+        sector = 1 << v.top.ashift
+        count = np.zeros(width)
+        n = int(min(RECORDS_SAMPLED, max(1, v.space // max(1, v.asize))))
+        start = int(v.lo * v.space) // sector * sector
+        wrap = max(1, v.space // v.asize) * v.asize
+        for i in range(n):
+            for leaf, _, nbytes in v.top.leaf_ios((start + i * v.asize) % wrap, self.psize, False):
+                if nbytes:
+                    count[leaf] += 1
+        shares = count / n
+        self._shares[id(v)] = shares
+        return shares
+
+    def _vdev_read_stations(self, v: _Vdev, visits: float) -> list[tuple[tuple, Station]]:
         """The vdev's stations for record reads (``visits`` records per call), each with a
-        signature: stations of equal signature are identical and get merged. ``free``: the
-        share of the leaves' time writes leave to reads."""
+        signature: stations of equal signature are identical and get merged."""
         kind = v.top.vdev.kind
         width = len(v.top.vdev.devices)
         touched, nbytes = self._leaf_reads(v)
         table = devices.device_table(self.disk, nbytes, False, False, v.lo, v.hi, SYNC_READ_MAX)
-        sig = (*self._sig(v, nbytes), round(free, 4))
+        sig = self._sig(v, nbytes)
 
         def leaf_rate(k: float) -> float:
             """A leaf's I/O/s at mean occupancy ``k`` (below 1: busy that fraction)."""
             if k < 1.0:
-                return free * k * table.at(1)
-            return free * table.at(min(k, SYNC_READ_MAX))
+                return k * table.at(1)
+            return table.at(min(k, SYNC_READ_MAX))
 
         if kind == "disk":
             return [(sig, Station("leaf", leaf_rate, visits=visits))]
@@ -296,56 +337,55 @@ class _Model:
                 return width * leaf_rate(k / width)
 
             return [(sig, Station("mirror", mirror_rate, visits=visits))]
-        leaves = width - v.top.vdev.nspares if kind == "draid" else width
+        shares = self._leaf_shares(v)
         if touched == 1:
-            # one leaf per record, the column rotating with the offset: independent leaves
-            station = Station("leaf", leaf_rate, visits=visits / leaves)
-            return [(sig, station)] * leaves
+            # one leaf per record, on the column the record's offset gives: independent
+            # leaves, each visited by its share of the records
+            return [
+                ((*sig, round(float(p), 6)), Station("leaf", leaf_rate, visits=visits * p))
+                for p in shares
+                if p > 0
+            ]
         straggle = table.expected_max(touched) - table.mean_service
+        hot = sorted({round(float(p), 6) for p in shares if p > 0}, reverse=True)
 
         def fork_join_rate(k: int) -> float:
-            # k records in the vdev keep k·touched/leaves I/Os on each leaf; a record waits
-            # for its slowest column (the expected maximum of the QD1 response times)
-            balanced = leaves * leaf_rate(k * touched / leaves) / touched
-            return k / (k / balanced + straggle)
+            # k records in the vdev; a leaf touched by a share p of them holds N ~
+            # Binomial(k, p) of their columns, so some leaves idle while others queue (the
+            # mean spread evenly would hide both), and the records get through no faster
+            # than the leaf that is shortest of I/Os for its share; a record then waits for
+            # its slowest column (the expected maximum of the QD1 response times)
+            depth = np.minimum(np.arange(1, k + 1), SYNC_READ_MAX)
+            rates = np.interp(depth, table.depths, table.rate)
+            spread = min(float(binomial_pmf(k, p)[1:] @ rates) / p for p in hot)
+            return k / (k / spread + straggle)
 
         return [(sig, Station("raidz", fork_join_rate, visits=visits))]
 
-    def _read(
-        self,
-        share: float = 1.0,
-        write_busy: dict[int, float] | None = None,
-        write_call: float = 0.0,
-        write_sync: float = 0.0,
-    ) -> tuple[float, dict[str, float]]:
-        """Calls/s and utilisations of a random-read job, or of a mixed job whose calls are
-        reads with probability ``share`` and buffered writes otherwise: those cost
-        ``write_call`` s of client CPU and ``write_sync`` s of taskq CPU each, and their txg
-        writes keep vdev ``i``'s leaves ``write_busy[i]`` of the time busy."""
+    def _read(self) -> tuple[float, dict[str, float]]:
+        """Calls/s and utilisations of a random-read job."""
         c = self.costs
         miss = 1.0 - self.hit
         records = max(1, self.bs // self.rs)
-        write_busy = write_busy or {}
         call_cpu = c.syscall + (0.0 if self.direct else self.bs * c.copy_per_byte)
         call_cpu += c.atime_update
         read_children = self._read_children()
         record_cpu = c.read_record(self.psize) + read_children * c.leaf_io
         if not self.direct:
             record_cpu += self.rs * c.cache_pages_per_byte
-        self._call_cpu = share * call_cpu + (1.0 - share) * write_call
+        self._call_cpu = call_cpu
         # the clients' calls on any core; the read completions (checksum, decompression)
-        # and the txg's write pipeline in ZFS's taskqs, whose threads are 80 % of the cores
-        bg_demand = share * miss * records * record_cpu + (1.0 - share) * write_sync
+        # in ZFS's taskqs, whose threads are 80 % of the cores
+        bg_demand = miss * records * record_cpu
         call_demand = self._call_cpu
         cpu_demand = call_demand + bg_demand
         cpu = Station("cpu", lambda k: min(k, self.cores) / call_demand)
         groups: dict[tuple, Station] = {}
-        for i, v in enumerate(self.vdevs):
-            visits = share * miss * records * v.weight
+        for v in self.vdevs:
+            visits = miss * records * v.weight
             if visits <= 0:
                 continue
-            free = max(0.05, 1.0 - write_busy.get(i, 0.0))
-            for sig, st in self._vdev_read_stations(v, visits, free):
+            for sig, st in self._vdev_read_stations(v, visits):
                 had = groups.get(sig)
                 if had is None:
                     groups[sig] = st
@@ -362,10 +402,9 @@ class _Model:
         x = solution.throughput
         leaf_load = {}
         for v in self.vdevs:
-            touched, nbytes = self._leaf_reads(v)
-            width = len(v.top.vdev.devices)
-            ios = share * miss * records * v.weight * touched / width
-            for name in v.top.vdev.devices:
+            _, nbytes = self._leaf_reads(v)
+            for name, p in zip(v.top.vdev.devices, self._read_shares(v), strict=True):
+                ios = miss * records * v.weight * p
                 leaf_load[name] = (ios * nbytes, ios)
         bus, bus_name = self._bus_bound(leaf_load)
         util = {"cpu": min(1.0, x * cpu_demand / self.cores)}
@@ -373,44 +412,56 @@ class _Model:
             util[bus_name] = min(1.0, x / bus)
         x = min(x, bus)
         util["cpu"] = min(1.0, x * cpu_demand / self.cores)
-        # each leaf's mean occupancy, from the stations' populations
+        # the busiest leaf's mean occupancy per vdev signature, from the stations' populations
         occupancy: dict[tuple, float] = {}
         for sig, station in zip(groups, stations[-len(groups) :] if groups else [], strict=True):
             kind, width = sig[0], sig[1]
-            sig = sig[:-1]
+            base = sig[:6]  # the vdev's signature (self._sig), without a leaf's share
             pop = solution.population[station.name] / station.copies
             if kind == "mirror":
                 pop /= width
             elif kind in ("raidz", "draid") and station.name.startswith("raidz"):
-                pop *= self._leaf_reads_sig(sig) / width
-            occupancy[sig] = pop
+                pop *= self._hot_share_sig(base)
+            occupancy[base] = max(occupancy.get(base, 0.0), pop)
         p99_parts = []
         for v in self.vdevs:
             touched, nbytes = self._leaf_reads(v)
-            width = len(v.top.vdev.devices)
-            leaf_ios = x * share * miss * records * v.weight * touched / width
+            shares = self._read_shares(v)
+            hottest = float(shares.max())
             table = devices.device_table(self.disk, nbytes, False, False, v.lo, v.hi, SYNC_READ_MAX)
             k = occupancy.get(self._sig(v, nbytes), 1.0)
-            # an HDD is busy while anything is outstanding (rate at its occupancy); flash is
-            # busy as the DES counts it, by the share of its saturated rate in use
-            capacity = table.at(max(1.0, k)) if self.rotating else table.rate[-1]
-            busy = leaf_ios / capacity + write_busy.get(len(p99_parts), 0.0)
-            busy = min(1.0, busy)
-            for name in v.top.vdev.devices:
-                util[f"disk:{name}"] = busy
-            p99_parts.append((v.weight, table, max(1.0, k), touched))
+            for name, p in zip(v.top.vdev.devices, shares, strict=True):
+                leaf_ios = x * miss * records * v.weight * p
+                # an HDD is busy while anything is outstanding (rate at its occupancy);
+                # flash is busy as the DES counts it, by the share of its saturated rate
+                k_leaf = k * p / hottest if hottest > 0 else k
+                capacity = table.at(max(1.0, k_leaf)) if self.rotating else table.rate[-1]
+                util[f"disk:{name}"] = float(min(1.0, leaf_ios / capacity))
+            # vdev_mirror sends a read to its least-loaded child: one finds the others spread
+            # evenly over the children, not a child's own random share
+            balance = len(v.top.vdev.devices) if v.top.vdev.kind == "mirror" else 1
+            p99_parts.append((v.weight, table, k, touched, balance))
         self._p99_parts = p99_parts
         return x, util
 
     def _sig(self, v: _Vdev, nbytes: int) -> tuple:
         return (v.top.vdev.kind, len(v.top.vdev.devices), v.top.vdev.parity, v.lo, v.hi, nbytes)
 
-    def _leaf_reads_sig(self, sig: tuple) -> int:
+    def _read_shares(self, v: _Vdev) -> np.ndarray:
+        """Each leaf's share of the vdev's record reads (its expected I/Os per record)."""
+        width = len(v.top.vdev.devices)
+        if v.top.vdev.kind in ("raidz", "draid"):
+            return self._leaf_shares(v)
+        if v.top.vdev.kind == "mirror":
+            return np.full(width, 1.0 / width)
+        return np.ones(width)
+
+    def _hot_share_sig(self, sig: tuple) -> float:
         for v in self.vdevs:
-            touched, nbytes = self._leaf_reads(v)
+            _, nbytes = self._leaf_reads(v)
             if self._sig(v, nbytes) == sig:
-                return touched
-        return 1
+                return float(self._read_shares(v).max())
+        return 1.0
 
     def _read_latency(self, x: float, seed: int) -> tuple[float, float, float]:
         """(mean, p50, p99) of a read's latency, s, as fio reports it: from submission, so a
@@ -427,23 +478,32 @@ class _Model:
         call_mean = self.clients / x if x > 0 else 0.0
         total = np.zeros(draws)
         merged: dict[tuple, list] = {}
-        for weight, table, k, touched in self._p99_parts:  # identical vdevs: one part
-            key = (id(table), round(k, 3), touched)
+        for weight, table, k, touched, balance in self._p99_parts:  # identical vdevs: one
+            key = (id(table), round(k, 3), touched, balance)
             if key in merged:
                 merged[key][0] += weight
             else:
-                merged[key] = [weight, table, k, touched]
+                merged[key] = [weight, table, k, touched, balance]
         parts = list(merged.values())
         weights = np.array([p[0] for p in parts])
         which = rng.choice(len(weights), size=(queued, draws), p=weights / weights.sum())
+        # an arriving call sees the others' load, not its own (the arrival theorem of
+        # closed networks: the network with one call fewer)
+        crowd = 1.0 - 1.0 / max(1, concurrency)
         for slot in range(queued):
             t = np.full(draws, self._call_cpu)
             is_miss = rng.random(draws) < miss
-            for i, (_, table, k, touched) in enumerate(parts):
+            for i, (_, table, k, touched, balance) in enumerate(parts):
                 pick = is_miss & (which[slot] == i)
                 n = int(pick.sum())
                 if n:
-                    t[pick] = table.sample(k, rng, n, touched)
+                    # each column finds a Poisson number of others at its leaf (mean: the
+                    # leaf's occupancy by the other calls; a mirror's spread evenly over its
+                    # children), and is served as at that depth; a record waits for its
+                    # slowest column
+                    lam = k * crowd * balance
+                    others = rng.poisson(lam, size=(touched, n)) // balance
+                    t[pick] = table.sample_at(1 + others, rng).max(axis=0)
             total += t
         # scale the sampled shape to the network's mean call time
         sampled = total.mean() / queued
@@ -455,7 +515,7 @@ class _Model:
         return max(self._leaf_reads(v)[0] for v in self.vdevs)
 
     # ---- writes
-    def _write(self, mixed: bool = False) -> tuple[float, dict[str, float]]:
+    def _write(self) -> tuple[float, dict[str, float]]:
         """Calls/s of a buffered write job and each bound's calls/s."""
         c = self.costs
         rs, bs = self.rs, self.bs
@@ -475,7 +535,6 @@ class _Model:
         # the cores: client calls plus the txg sync's per-record work, which runs in the
         # zio taskqs (80 % of the cores as threads)
         sync_cpu = records_per_call * record_cpu
-        self._w_call, self._w_sync = call_cpu, sync_cpu
         bounds["cpu"] = min(self.cores / (call_cpu + sync_cpu), self.taskq / sync_cpu)
         # the clients: each job makes one call at a time (buffered), on a core the taskq
         # threads leave free: X = min(jobs, cores − min(taskq, X · sync)) / call (fixed point)
@@ -492,12 +551,6 @@ class _Model:
             nbytes = max(per_leaf, (agg // per_leaf) * per_leaf) if per_leaf <= agg else per_leaf
             table = devices.device_table(self.disk, nbytes, True, True, v.lo, v.hi, ASYNC_WRITE_MAX)
             seconds = 1.0 / table.at(ASYNC_WRITE_MAX)
-            if mixed and self.rotating:
-                # reads pull the head away between the txg's write runs: each aggregated
-                # write starts with a random positioning (a QD1 small read's service time)
-                seconds += devices.device_table(
-                    self.disk, 1 << v.top.ashift, False, False, v.lo, v.hi, 1
-                ).mean_service
             leaf_bytes_per_s = nbytes / seconds
             leaf_io_bytes.append(nbytes)
             # bytes per record on each leaf: the column map's share, plus the record's share
@@ -539,12 +592,13 @@ class _Model:
         """A record's share of the indirect blocks its txg rewrites (as the DES writes them:
         every dirty record's parent at every level, ditto copies by ``redundant_metadata``):
         allocated bytes per vdev and CPU seconds. A txg holds B = 0.6 × dirty_max of records
-        (see :meth:`_txg_cycle`); of the P parents at a level, random writes dirty
-        P · (1 − (1 − 1/P)^D) distinct ones (D records per txg), sequential ones D / span + one
-        per job."""
+        (see :meth:`_txg_cycle`); of the P parents at a level, random calls of R records each
+        dirty P · (1 − (1 − q/P)^(D/R)) distinct ones (D records per txg, q = 1 + (R − 1)/span
+        parents per call), sequential ones D / span + one per job."""
         pool, c = self.sc.pool, self.costs
         txg = txg_tunables(self.sc.hardware.ram, self.version)
         per_txg = max(1.0, 0.6 * txg.dirty_max / self.rs)
+        call_records = max(1.0, self.bs / self.rs)
         asize = [0.0] * len(self.vdevs)
         cpu = 0.0
         meta_compress = cpu_costs(
@@ -559,10 +613,15 @@ class _Model:
             span = BPS_PER_INDIRECT**level
             parents = self.njobs * -(-self.file_records // span)
             if self.random:
+                # the calls land at random, their records in a row: a call of R records
+                # dirties 1 + (R − 1)/span parents at this level (it crosses a boundary
+                # that often), and the txg holds D/R such calls
+                per_call = min(float(parents), 1.0 + (call_records - 1.0) / span)
+                calls = per_txg / call_records
                 dirty = (
-                    parents * -math.expm1(per_txg * math.log1p(-1.0 / parents))
-                    if parents > 1
-                    else 1.0
+                    parents * -math.expm1(calls * math.log1p(-per_call / parents))
+                    if per_call < parents
+                    else float(parents)
                 )
             else:
                 dirty = min(parents, per_txg / span + self.njobs)
@@ -584,20 +643,27 @@ class _Model:
         state the write throttle holds dirty data near its delay threshold
         (``zfs_delay_min_dirty_percent`` = 60 % of ``zfs_dirty_data_max``), which the
         syncing txg takes: B = 0.6 × dirty_max. Disks already busy through the tail lose
-        only the uberblock's positioning."""
+        the uberblock's positioning, and the positioning back to the data, of which the
+        txg waits for the slowest leaf's."""
         txg = txg_tunables(self.sc.hardware.ram, self.version)
         calls_per_txg = 0.6 * txg.dirty_max / (records_per_call * self.rs)
         v = self.vdevs[0]
         last_write = devices.device_table(
             self.disk, leaf_io_bytes[0], True, True, v.lo, v.hi, 1
         ).mean_service
-        uberblock = devices.device_table(
+        positioning = devices.device_table(
             self.disk, 1 << v.top.ashift, False, False, v.lo, v.hi, 1
-        ).mean_service
+        )
+        uberblock = positioning.mean_service
+        # every leaf starts the next txg's writes with a positioning back from the labels,
+        # and the sync ends when the last leaf is done: the pool waits for the slowest of
+        # its leaves' positionings (negligible on flash)
+        leaves = sum(len(x.top.vdev.devices) for x in self.vdevs)
+        restart = positioning.expected_max(leaves)
         for key, bound in bounds.items():
             if key == "client" or not math.isfinite(bound):
                 continue
-            tail = uberblock if key.startswith("vdev") else last_write + uberblock
+            tail = uberblock + restart if key.startswith("vdev") else last_write + uberblock
             bounds[key] = calls_per_txg / (calls_per_txg / bound + tail)
 
     # ---- the answer
@@ -623,55 +689,18 @@ class _Model:
             return "cpu"
         return name
 
-    def _mixed(self, details: dict[str, Any]) -> tuple:
-        """A randrw job: reads with probability p, buffered whole-record writes otherwise.
-        The txg's writes take a share of each leaf's time (their calls/s over the vdev's
-        write capacity); reads get the rest. Solved by damped fixed-point iteration."""
-        p = self.read_fraction
-        _, wbounds = self._write(mixed=True)
-        # every bound but the clients' (the closed network carries those) caps the writes
-        cap = min(b for k, b in wbounds.items() if k != "client") / (1.0 - p)
-        busy: dict[int, float] = {}
-        x = 0.0
-        util: dict[str, float] = {}
-        for _ in range(40):
-            x_new, util = self._read(p, busy, self._w_call, self._w_sync)
-            x_new = min(x_new, cap)
-            x = x_new if x == 0.0 else 0.5 * (x + x_new)
-            busy = {
-                i: min(0.95, x * (1.0 - p) / wbounds[f"vdev{i}"]) for i in range(len(self.vdevs))
-            }
-        details.update({f"bound_{k}_write_calls_per_s": v for k, v in wbounds.items()})
-        # latency: the mean by Little's law (from submission: a buffered job's I/Os wait in
-        # turn behind each other's calls, both directions); no percentiles — the reads'
-        # spread here comes from the txg's write bursts, which this engine does not model
-        queued = 1 if self.direct else self.slots
-        mean = self.clients * queued / x if x > 0 else 0.0
-        read = _direction(x * p, self.bs, mean, None, None)
-        write = _direction(x * (1 - p), self.bs, mean, None, None)
-        threads = min(self.clients, self.cores)
-        limit = _limit(util, x * self._call_cpu / threads)
-        if x >= 0.999 * cap:
-            name = min((k for k in wbounds if k != "client"), key=wbounds.__getitem__)
-            if name.startswith("vdev"):
-                name = f"disk:{self.vdevs[int(name[4:])].top.vdev.devices[0]}"
-            limit = name
-        return read, write, limit, util, details
-
     def solve(self) -> tuple[DirectionStats, DirectionStats, str, dict[str, float], dict]:
         details: dict[str, Any] = {
-            "arc_hit_ratio": self.hit if self.read_fraction else None,
+            "arc_hit_ratio": self.hit if self.reads else None,
             "clients": self.clients,
             "validity": "in range",
         }
-        if self.read_fraction >= 1.0:
+        if self.reads:
             x, util = self._read()
             read = _direction(x, self.bs, *self._read_latency(x, self.seed))
             threads = min(self.clients, self.cores)
             limit = _limit(util, x * self._call_cpu / threads)
             return read, DirectionStats(), limit, util, details
-        if self.read_fraction > 0.0:
-            return self._mixed(details)
         x, bounds = self._write()
         details.update({f"bound_{k}_calls_per_s": v for k, v in bounds.items()})
         queued = 1 if self.direct else self.slots
