@@ -238,10 +238,17 @@ def _build_parser() -> argparse.ArgumentParser:
         "recommend",
         help="the Pareto front of a sweep under constraints, with a reason for each pick",
         description="Sweep the layouts of N disks, keep those that meet the constraints, and "
-        "print the Pareto front over usable space, each workload's speed, fault tolerance "
-        "and cost, each pick with a short reason.",
+        "print the Pareto front over usable space, each workload's speed, fault tolerance, "
+        "with --resilver the probability of data loss, and cost, each pick with a short "
+        "reason.",
     )
     _sweep_options(rec)
+    rec.add_argument(
+        "--resilver",
+        action="store_true",
+        help="also simulate each feasible layout's resilver and loss probability and make "
+        "P(data loss) an objective (1-10 s per layout)",
+    )
     rec.add_argument(
         "--min-usable",
         metavar="SIZE",
@@ -366,6 +373,7 @@ def _cmd_recommend(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
         min_usable=args.min_usable,
         min_fault_tolerance=args.min_fault_tolerance,
         max_cost=args.max_cost,
+        resilver=args.resilver,
     )
     return result.to_dict(), result.text()
 

@@ -257,3 +257,52 @@ def test_recommend_from_a_table_matches(real):
     again = recommend(table=table, min_usable="100TB", min_fault_tolerance=2)
     assert [p.row for p in again.picks] == [p.row for p in real.picks]
     assert [p.reason for p in again.picks] == [p.reason for p in real.picks]
+
+
+def test_loss_probability_is_an_objective_when_the_resilver_was_simulated():
+    """With the resilver columns (``--resilver``) the probability of data loss joins the
+    front: a layout with the same space, speed and fault tolerance but a hot spare's shorter
+    rebuild window is no longer dominated, and its reason says how much less likely it is
+    to lose data."""
+    spec = [
+        ("raidz2 11 spare 1", 90, 2, 300, None),
+        ("raidz2 12", 100, 2, 300, None),
+        ("2x raidz2 6", 80, 2, 600, None),
+    ]
+    table = make_table(spec)
+    without = pick(table)
+    assert "loss" not in [o.name for o in without.objectives]
+    assert "raidz2 11 spare 1" not in [p.row["layout"] for p in without.picks]
+    for row, loss, hours in zip(table.rows, (2e-9, 5e-8, 3e-8), (10.0, 34.0, 33.0), strict=True):
+        row["loss_probability"] = loss
+        row["resilver_seconds"] = hours * 3600
+    table.resilver = True
+    rec = pick(table)
+    assert "loss" in [o.name for o in rec.objectives]
+    spare = next(p for p in rec.picks if p.row["layout"] == "raidz2 11 spare 1")
+    assert "least likely to lose data (P(loss) 2e-09)" in spare.reason and "loss" in spare.best_at
+    wide = next(p for p in rec.picks if p.row["layout"] == "raidz2 12")
+    assert "25× as likely to lose data as raidz2 11 spare 1" in wide.reason
+    assert "resilver h" in rec.text() and "P(loss)" in rec.text()
+    # a row without the figure (a resilver that failed) leaves loss out of the objectives
+    table.rows[1]["loss_probability"] = None
+    assert "loss" not in [o.name for o in pick(table).objectives]
+
+
+def test_recommend_with_resilver_end_to_end():
+    rec = recommend(
+        6,
+        "seagate-ironwolf-12tb",
+        ["4k-randread"],
+        min_fault_tolerance=1,
+        engine="baseline",
+        workers=1,
+        resilver=True,
+        layouts=["raidz1 6", "raidz1 5 spare 1", "3x mirror 2"],
+    )
+    assert "loss" in [o.name for o in rec.objectives]
+    for p in rec.picks:
+        assert 0 < p.row["loss_probability"] < 1 and p.row["resilver_seconds"] > 0
+    losses = {p.row["layout"]: p.row["loss_probability"] for p in rec.picks}
+    # a hot spare starts the rebuild at once instead of after a day's wait for a new disk
+    assert losses["raidz1 5 spare 1"] < losses["raidz1 6"]

@@ -71,6 +71,15 @@ def test_recommend_json_and_text(capsys):
     assert code == 0 and "Pareto front" in out and "1. " in out
 
 
+def test_recommend_resilver_makes_loss_an_objective(capsys):
+    args = ["recommend", "--layouts", "raidz1 4;2x mirror 2", *BASE, "--resilver"]
+    code, out, err = run(capsys, *args, "--workload", "4k-randread", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert "loss" in [o["name"] for o in doc["objectives"]]
+    assert all(0 < p["loss_probability"] < 1 for p in doc["picks"])
+
+
 BAD = [
     (["sweep", "--disks", "8", "--engine", "baseline"], "required: --disk"),
     (["sweep", "--disks", "8", "--disk", "nope"], "no hardware profile named 'nope'"),

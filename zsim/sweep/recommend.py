@@ -10,9 +10,11 @@
    how close the best one comes and what to change.
 2. **Objectives**: usable bytes (more is better), each workload's performance (more is
    better; bytes/s, which ranks a workload's layouts exactly as its IOPS do), fault
-   tolerance (more is better) and total cost (less is better; compared only when every
-   candidate has a price). Rows whose engine gave no figure for some workload are left out
-   (listed in ``excluded``).
+   tolerance (more is better), with ``resilver=True`` (``--resilver``) the probability of
+   losing the pool within the durability mission (less is better: it weighs the rebuild
+   time, hot and distributed spares and the parity together; :mod:`zsim.sweep.resilver`),
+   and total cost (less is better; compared only when every candidate has a price). Rows
+   whose engine gave no figure for some workload are left out (listed in ``excluded``).
 3. **Pareto front**: a row is picked when no other candidate is at least as good on every
    objective and better on one.
 4. **Reasons**: each pick names what it is best at among the candidates that survive at
@@ -22,8 +24,8 @@
    how close it comes to the best on its strongest measure and what it gains over that
    layout.
 
-Resilver time and the probability of data loss are not objectives yet (the resilver issue
-adds them); hot spares therefore only cost space here.
+Without ``resilver=True`` durability is the fault tolerance alone, and hot spares only cost
+space; with it, a spare's shorter rebuild window shows in the loss probability.
 """
 
 from __future__ import annotations
@@ -247,6 +249,8 @@ def objectives_for(
         unit = "MB/s" if table.streaming[name] else "IOPS"
         out.append(Objective(f"performance:{name}", f"{name}.bytes_per_s", +1, f"{name} {unit}"))
     out.append(Objective("fault_tolerance", "fault_tolerance", +1, "fault tolerance"))
+    if table.resilver and rows and all(r.get("loss_probability") is not None for r in rows):
+        out.append(Objective("loss", "loss_probability", -1, "P(data loss)"))
     if rows and all(r["cost_usd"] is not None for r in rows):
         out.append(Objective("cost", "cost_usd", -1, "total cost"))
     return out
@@ -279,6 +283,8 @@ def _figure(o: Objective, row: Mapping[str, Any], table: SweepTable) -> str:
         return f"${row['cost_usd']:,.0f}"
     if o.name == "fault_tolerance":
         return str(row["fault_tolerance"])
+    if o.name == "loss":
+        return f"P(loss) {row['loss_probability']:.2g}"
     name = o.name.split(":", 1)[1]
     unit = "MB/s" if table.streaming[name] else "IOPS"
     return f"{workload_cell(row, name, table.streaming[name])} {unit}"
@@ -293,6 +299,8 @@ def _superlatives(wins: Sequence[Objective], row: Mapping[str, Any], table: Swee
             parts.append(f"most usable space ({_figure(o, row, table)})")
         elif o.name == "cost":
             parts.append(f"cheapest ({_figure(o, row, table)})")
+        elif o.name == "loss":
+            parts.append(f"least likely to lose data ({_figure(o, row, table)})")
     if fast:
         shown = ", ".join(f"{o.name.split(':', 1)[1]} ({_figure(o, row, table)})" for o in fast[:3])
         more = f" and {len(fast) - 3} more" if len(fast) > 3 else ""
@@ -305,8 +313,18 @@ def _pct(fraction: float) -> str:
     return f"{100 * fraction:.1f} %" if abs(fraction) < 0.01 else f"{100 * fraction:.0f} %"
 
 
+def _times(ratio: float) -> str:
+    """``4.7×``, ``470×``, ``8.9e6×``: two significant figures, no exponent below 1000."""
+    if ratio < 1000:
+        return f"{float(f'{ratio:.2g}'):g}×"
+    mantissa, exponent = f"{ratio:.1e}".split("e")
+    return f"{mantissa}e{int(exponent)}×"
+
+
 def _shortfall(o: Objective, mine: float, best: float, other: str) -> str:
     """``38 % fewer vm-16k IOPS than 12x mirror 2`` (mine is worse than best)."""
+    if o.name == "loss":
+        return f"{_times(mine / best)} as likely to lose data as {other}"
     if o.sense < 0:
         return f"costs {_pct(mine / best - 1)} more than {other}"
     pct = _pct(1 - mine / best)
@@ -320,6 +338,8 @@ def _shortfall(o: Objective, mine: float, best: float, other: str) -> str:
 
 def _gain(o: Objective, mine: float, theirs: float) -> str:
     """``2.1× its vm-16k IOPS`` / ``45 % more usable space`` (mine is better)."""
+    if o.name == "loss":
+        return f"{_times(theirs / mine)} less likely to lose data"
     if o.sense < 0:
         return f"costs {_pct(1 - mine / theirs)} less"
     what = "usable space" if o.name == "usable" else o.label
@@ -515,14 +535,17 @@ def recommend(
     workers: int | None = None,
     seed: int = 1,
     progress: bool | None = None,
+    resilver: bool = False,
 ) -> Recommendation:
     """The layouts worth choosing for ``disks`` × ``disk`` under ``workloads``.
 
     ``min_usable`` (bytes or text: ``"100TB"`` decimal, ``"100TiB"`` binary),
     ``min_fault_tolerance`` (disk failures survived) and ``max_cost`` (USD, all disks)
     filter the layouts before any engine runs; the rest are the options of
-    :func:`zsim.sweep.table.sweep`. Give ``table`` (an evaluated :class:`SweepTable`)
-    instead to pick from a sweep already run. Returns a :class:`Recommendation`.
+    :func:`zsim.sweep.table.sweep`. ``resilver``: also simulate each feasible layout's
+    resilver and loss probability, which becomes an objective (about 1–10 s per layout).
+    Give ``table`` (an evaluated :class:`SweepTable`) instead to pick from a sweep already
+    run. Returns a :class:`Recommendation`.
     """
     if table is not None:
         return pick(
@@ -555,6 +578,12 @@ def recommend(
     evaluated = run_plan(
         plan, feasible, scheduler=scheduler, results=results, workers=workers, progress=progress
     )
+    if resilver:
+        from zsim.sweep.resilver import add_resilver_columns
+
+        add_resilver_columns(plan, evaluated.rows, workers)
+        evaluated.resilver = True
+        evaluated.inputs = {**evaluated.inputs, "resilver": True}
     return pick(
         evaluated,
         min_usable=min_usable,
@@ -591,6 +620,9 @@ def render_text(rec: Recommendation) -> str:
     header += ["usable TB", "TiB", "FT"]
     if priced:
         header.append("cost")
+    lossy = any(o.name == "loss" for o in rec.objectives)
+    if lossy:
+        header += ["resilver h", "P(loss)"]
     header += [f"{w} {'MB/s' if table.streaming[w] else 'IOPS'}" for w in table.workloads]
     body = []
     for i, p in enumerate(rec.picks, 1):
@@ -607,6 +639,12 @@ def render_text(rec: Recommendation) -> str:
         ]
         if priced:
             cells.append("-" if r["cost_usd"] is None else f"${r['cost_usd']:,.0f}")
+        if lossy:
+            hours = r.get("resilver_seconds")
+            cells += [
+                "-" if hours is None else f"{hours / 3600:.1f}",
+                f"{r['loss_probability']:.2g}",
+            ]
         cells += [workload_cell(r, w, table.streaming[w]) for w in table.workloads]
         body.append(cells)
     widths = [max(len(x[i]) for x in [header, *body]) for i in range(len(header))]
