@@ -54,10 +54,10 @@ NOTES = {
     "write-1T": "one dd from /dev/urandom: bound by one core generating random data (the "
     "per-byte source cost), not by the pool",
     "write": "CPU-bound in zsim (20 cores, or one core per dd at 10 threads); the real pool "
-    "saturates at ~2.78 GiB/s of data from 20 threads",
+    "saturates at ~2.72 GiB/s (2782 MiB/s) of data from 20 threads",
     "read": "disk-bound in zsim (the P4610's read rate on all four disks); no CPU multiplier "
     "moves it, so the fit held it at its residual at 1.0. The real reads level off at "
-    "~6.6 GiB/s (~1.66 GiB/s per disk, far below the data sheet)",
+    "~6.4–6.5 GiB/s (6513–6622 MiB/s; ~1.6 GiB/s per disk, far below the data sheet)",
     "read-10T": "; at 10 threads ~13 % of dd's bytes came from the ARC",
 }
 

@@ -8,8 +8,9 @@ writes from 16 jobs into 1M records, lz4 on incompressible data, fletcher4. Each
 changes one key and must move throughput the way the per-byte and per-I/O costs in
 ``zsim/des/costs.py`` say it does:
 
-* recordsize 128K → 1M: fewer records and child I/Os per byte → faster (where the cores,
-  not the memory bus, are the limit: with the 8-channel bus);
+* recordsize 128K → 1M: fewer records and child I/Os per byte → faster (compared with the
+  8-channel bus, where the memory bus is not the limit: at 128K the HBA's per-I/O cost
+  binds, at 1M the cores);
 * checksum off, compression off (lz4 on incompressible data only costs CPU) → faster;
 * O_DIRECT (2.3+): no copy into the ARC (two memory passes) less one checksum verify pass
   → faster on this memory-bound machine; with an 8-channel memory bus the zio taskq

@@ -31,21 +31,23 @@ from zsim.validate_tnbench import (
 pytestmark = pytest.mark.slow
 
 _SATURATION = (
-    "the real pool stops at ~2.78 GiB/s of written data (~928 MiB/s per disk with parity) "
+    "the real pool stops at ~2.72 GiB/s (2782 MiB/s) of written data (~928 MiB/s per disk "
+    "with parity) "
     "and zsim, CPU-bound on 20 cores of /dev/urandom, goes on to ~4.5 GiB/s; the real box "
     "ran production load (load average 9) that zsim does not model, and half its disks are "
     "PM1725a drives modelled as P4610s"
 )
 _READ_CEILING = (
-    "the real reads stop at ~6.6 GiB/s (~1.6 GiB/s per disk, half the P4610's 3200 MB/s); "
-    "zsim reads every disk at its datasheet rate (~12.2 GiB/s in all) — the real bound (a shared "
+    "the real reads stop at ~6.4–6.5 GiB/s (6513–6622 MiB/s; ~1.6 GiB/s per disk, half the "
+    "P4610's 3200 MB/s); "
+    "zsim reads every disk at its datasheet rate (~11.9 GiB/s in all) — the real bound (a shared "
     "PCIe uplink, CPU, the PM1725a) is not in the scenario"
 )
 KNOWN_MISSES = {
     "write-20T": _SATURATION,
     "write-40T": _SATURATION,
     "read-1T": "the real 1-thread read came from the ARC (no pool reads); zsim reads cold, "
-    "and even so predicts one stream at ~5.1 GiB/s against 2.8 GiB/s measured from memory",
+    "and even so predicts one stream at ~5.1 GiB/s against 2.72 GiB/s measured from memory",
     "read-10T": _READ_CEILING,
     "read-20T": _READ_CEILING,
     "read-40T": _READ_CEILING,
