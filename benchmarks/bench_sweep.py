@@ -8,8 +8,8 @@ on a 2-core machine, ≤ 5 ms per analytic scenario.
 Run: python benchmarks/bench_sweep.py [--engine analytic|baseline|des] [--workers N]
      [--disk MODEL] [--repeat N]
 
-The default engine is analytic; when it is not available yet the script says so and uses
-the rule of thumb (baseline) instead. ``--repeat 2`` also shows a second, warm run in the
+The default engine is analytic (if a scenario cannot even be built with it, the script
+says so and uses the rule of thumb instead). ``--repeat 2`` also shows a second, warm run in the
 same process (``--workers 1``), i.e. without process start-up and first-call costs.
 """
 

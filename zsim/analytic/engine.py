@@ -66,9 +66,11 @@ SYNC_READ_MAX = CLASS_LIMITS[SYNC_READ][1]
 ASYNC_WRITE_MAX = CLASS_LIMITS[3][1]
 
 
-#: consecutive records whose column map gives a raidz vdev's per-leaf read shares (raidz1's
-#: parity swaps at odd MiB offsets, so this spans at least 16 MiB of 4 KiB records)
+#: most consecutive records whose column map gives a raidz vdev's per-leaf read shares
 RECORDS_SAMPLED = 4096
+#: least bytes of consecutive records sampled: raidz1 swaps its first two columns at odd
+#: MiB offsets, so 8 MiB holds 8 alternations
+SHARES_SPAN = 8 * 1024 * 1024
 
 #: random writes over files this many times zfs_dirty_data_max rarely hit a record still
 #: dirty in the open txg (at most ~1/this of calls do), so each call writes its records
@@ -191,6 +193,35 @@ def simulate_analytic(sc: Any, seed: int = 1) -> SimResult:
     )
 
 
+_SHARES: dict[tuple, np.ndarray] = {}
+
+
+def _column_shares(top: TopVdev, psize: int, asize: int, column: int, records: int) -> np.ndarray:
+    """Each leaf's share of record reads over consecutive records ``asize`` apart starting
+    on ``column`` (see :meth:`_Model._leaf_shares`). The start column repeats every
+    width / gcd(asize in sectors, width) records, so a whole number of those cycles, and at
+    least :data:`SHARES_SPAN` bytes of records (raidz1 swaps its parity column at odd MiB
+    offsets), gives the long-run shares. Cached across scenarios (sweeps repeat vdevs)."""
+    vdev = top.vdev
+    width = len(vdev.devices)
+    key = (vdev.kind, width, vdev.parity, vdev.nspares, top.ashift, psize, asize, column)
+    found = _SHARES.get(key)
+    if found is not None:
+        return found
+    sector = 1 << top.ashift
+    cycle = width // math.gcd(max(1, asize // sector), width)
+    n = cycle * max(1, -(-max(4 * width, -(-SHARES_SPAN // asize)) // cycle))
+    n = int(min(n, records, RECORDS_SAMPLED))
+    count = np.zeros(width)
+    for i in range(n):
+        for leaf, _, nbytes in top.leaf_ios(column * sector + i * asize, psize, False):
+            if nbytes:
+                count[leaf] += 1
+    shares = count / n
+    _SHARES[key] = shares
+    return shares
+
+
 class _Model:
     def __init__(self, sc: Any):
         self.sc = sc
@@ -298,21 +329,13 @@ class _Model:
         the same leaves and the others idle (``raidz2 12`` with 32K records reads 8 of 12
         disks); the map shows that, a uniform spread would not."""
         cached = self._shares.get(id(v))
-        if cached is not None:
-            return cached
-        width = len(v.top.vdev.devices)
-        sector = 1 << v.top.ashift
-        count = np.zeros(width)
-        n = int(min(RECORDS_SAMPLED, max(1, v.space // max(1, v.asize))))
-        start = int(v.lo * v.space) // sector * sector
-        wrap = max(1, v.space // v.asize) * v.asize
-        for i in range(n):
-            for leaf, _, nbytes in v.top.leaf_ios((start + i * v.asize) % wrap, self.psize, False):
-                if nbytes:
-                    count[leaf] += 1
-        shares = count / n
-        self._shares[id(v)] = shares
-        return shares
+        if cached is None:
+            sector = 1 << v.top.ashift
+            column = (int(v.lo * v.space) // sector) % len(v.top.vdev.devices)
+            records = max(1, v.space // max(1, v.asize))
+            cached = _column_shares(v.top, self.psize, v.asize, column, records)
+            self._shares[id(v)] = cached
+        return cached
 
     def _vdev_read_stations(self, v: _Vdev, visits: float) -> list[tuple[tuple, Station]]:
         """The vdev's stations for record reads (``visits`` records per call), each with a
@@ -476,7 +499,6 @@ class _Model:
         rng = np.random.default_rng(seed)
         draws = 4000
         call_mean = self.clients / x if x > 0 else 0.0
-        total = np.zeros(draws)
         merged: dict[tuple, list] = {}
         for weight, table, k, touched, balance in self._p99_parts:  # identical vdevs: one
             key = (id(table), round(k, 3), touched, balance)
@@ -490,21 +512,19 @@ class _Model:
         # an arriving call sees the others' load, not its own (the arrival theorem of
         # closed networks: the network with one call fewer)
         crowd = 1.0 - 1.0 / max(1, concurrency)
-        for slot in range(queued):
-            t = np.full(draws, self._call_cpu)
-            is_miss = rng.random(draws) < miss
-            for i, (_, table, k, touched, balance) in enumerate(parts):
-                pick = is_miss & (which[slot] == i)
-                n = int(pick.sum())
-                if n:
-                    # each column finds a Poisson number of others at its leaf (mean: the
-                    # leaf's occupancy by the other calls; a mirror's spread evenly over its
-                    # children), and is served as at that depth; a record waits for its
-                    # slowest column
-                    lam = k * crowd * balance
-                    others = rng.poisson(lam, size=(touched, n)) // balance
-                    t[pick] = table.sample_at(1 + others, rng).max(axis=0)
-            total += t
+        # all of a job's queued calls at once: row = the call's place in the job's queue
+        t = np.full((queued, draws), self._call_cpu)
+        is_miss = rng.random((queued, draws)) < miss
+        for i, (_, table, k, touched, balance) in enumerate(parts):
+            pick = is_miss & (which == i)
+            n = int(pick.sum())
+            if n:
+                # each column finds a Poisson number of others at its leaf (mean: the leaf's
+                # occupancy by the other calls; a mirror's spread evenly over its children),
+                # and is served as at that depth; a record waits for its slowest column
+                others = rng.poisson(k * crowd * balance, size=(touched, n)) // balance
+                t[pick] = table.sample_at(1 + others, rng).max(axis=0)
+        total = t.sum(axis=0)
         # scale the sampled shape to the network's mean call time
         sampled = total.mean() / queued
         if sampled > 0 and call_mean > 0:
