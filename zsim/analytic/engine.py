@@ -204,7 +204,17 @@ def _column_shares(top: TopVdev, psize: int, asize: int, column: int, records: i
     offsets), gives the long-run shares. Cached across scenarios (sweeps repeat vdevs)."""
     vdev = top.vdev
     width = len(vdev.devices)
-    key = (vdev.kind, width, vdev.parity, vdev.nspares, top.ashift, psize, asize, column)
+    key = (
+        vdev.kind,
+        width,
+        vdev.parity,
+        vdev.ndata,
+        vdev.nspares,
+        top.ashift,
+        psize,
+        asize,
+        column,
+    )
     found = _SHARES.get(key)
     if found is not None:
         return found
