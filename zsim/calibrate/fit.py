@@ -48,6 +48,7 @@ from zsim.calibrate.forward import (
     host_time,
     link_rate,
     outstanding,
+    predict_iops,
     queued_random_read,
 )
 from zsim.calibrate.measurement import Measurement
@@ -815,16 +816,9 @@ def _residuals(
     size: int,
     ghz: float,
 ) -> list[Residual]:
-    link = link_rate(profile)
     out = []
-    model: Any = hdd.hdd_params(profile) if profile.kind == "hdd" else flash.flash_params(profile)
     for m in ms:
-        if profile.kind == "hdd" and queued_random_read(m):
-            pred = hdd_queued_read_iops(profile, m, size)
-        elif profile.kind == "hdd":
-            pred = hdd_iops(model, m, size, link, ghz)
-        else:
-            pred = flash_iops(model, m, link, ghz)
+        pred = predict_iops(profile, m, size, ghz=ghz)
         in_fit = any(m is u for u in used)
         why = ""
         if m.purpose == "prepare":
