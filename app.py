@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from zsim.app import ui
+from zsim.app.pages import widgets
 
 st.set_page_config(page_title="zsim — ZFS pool planner", page_icon="💽", layout="wide")
 
@@ -26,7 +26,7 @@ PAGES = [
 ]
 
 page = st.navigation(PAGES)
-design = ui.design_sidebar()
+design = widgets.design_sidebar()
 st.session_state["zsim_page_query"] = {}  # the page sets its own URL parameters, if any
 page.run()
-ui.sync_query(design, st.session_state.get("zsim_page_query"))
+widgets.sync_query(design, st.session_state.get("zsim_page_query"))

@@ -16,7 +16,7 @@ from pathlib import Path
 from zsim.calibrate.fit import fit_device
 from zsim.calibrate.forward import predict_iops
 from zsim.calibrate.load import load_results
-from zsim.calibrate.validation import validate_measurements
+from zsim.validation.profile import validate_measurements
 
 RESULTS = Path(__file__).resolve().parents[1] / "calibration/results/vm-virtio-file-2026-11-22"
 

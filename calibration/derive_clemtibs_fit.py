@@ -11,7 +11,7 @@ so only the figures derived here are kept, in
 1. parse every fio log (zsim.calibrate.fio) and the ``zpool iostat -v`` of both
    ``async_seq_write`` runs (zsim.calibrate.zpool);
 2. fit the data disks' sustained write rate from the per-second per-disk samples
-   (zsim.calibrate.reference_sets.fit_disk_write_rate);
+   (zsim.validation.raw_sets.fit_disk_write_rate);
 3. predict every fio job with the discrete-event engine, on the datasheet-level disk profile
    and on the profile with the fitted rate, beside the rule of thumb. The fit uses the disk
    telemetry only, never the fio figures, so every row is out of sample.
@@ -27,18 +27,18 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from zsim import __version__  # noqa: E402
-from zsim.calibrate.reference_sets import (  # noqa: E402
-    clemtibs_pool_rates,
-    clemtibs_runs,
-    fit_disk_write_rate,
-)
 from zsim.files import atomic_write_text  # noqa: E402
 from zsim.simulate import simulate  # noqa: E402
-from zsim.validate_clemtibs import (  # noqa: E402
+from zsim.validation.clemtibs import (  # noqa: E402
     PREDICTED_JOBS,
     RUNTIME_S,
     SYNC_JOB,
     clemtibs_scenario,
+)
+from zsim.validation.raw_sets import (  # noqa: E402
+    clemtibs_pool_rates,
+    clemtibs_runs,
+    fit_disk_write_rate,
 )
 
 MiB = 1 << 20
@@ -66,7 +66,7 @@ def main(logs: Path) -> None:
             ]
             if not pools:
                 continue
-            # as zsim.validate_clemtibs runs them: 60 simulated seconds, like the real runs
+            # as zsim.validation.clemtibs runs them: 60 simulated seconds, like the real runs
             datasheet, fitted = (
                 simulate(
                     clemtibs_scenario(job, rate, slog),

@@ -5,7 +5,7 @@
 Cases: the dd figures of ``calibration/reference/tnbench-m50.toml`` (GitHub
 ``nickf1227/tn-bench``, ``samples/m50/tn_bench_results.json``, commit
 ``e4a0e9bb43150dc697b8e60977f3a84b4dd401bf``, GPL-3.0, figures only), on the scenario
-:func:`zsim.validate_tnbench.tnbench_scenario` builds: all four writes (1, 10, 20, 40
+:func:`zsim.validation.tnbench.tnbench_scenario` builds: all four writes (1, 10, 20, 40
 threads) and the reads at 10, 20 and 40 threads. The 1-thread read is left out: it was served
 from the ARC (no pool reads in the telemetry), and zsim reads cold.
 
@@ -36,7 +36,7 @@ from zsim.calibrate.host_fit import (  # noqa: E402
 )
 from zsim.files import atomic_write_text  # noqa: E402
 from zsim.toml_text import toml_value  # noqa: E402
-from zsim.validate_tnbench import (  # noqa: E402
+from zsim.validation.tnbench import (  # noqa: E402
     THREADS,
     MiB,
     tnbench_measurements,
@@ -111,7 +111,7 @@ HEADER = """\
 # (zsim {version}, engine {engine}, seed {seed}, at most {wall:g} wall s per run, {elapsed:.0f} s
 # in all), with zsim.calibrate.host_fit:
 #   * cases: dd write at 1, 10, 20, 40 threads and dd read at 10, 20, 40 threads on the
-#     scenario zsim.validate_tnbench.tnbench_scenario() builds (raidz1 4 x Intel DC P4610,
+#     scenario zsim.validation.tnbench.tnbench_scenario() builds (raidz1 4 x Intel DC P4610,
 #     recordsize 1M, 20 cores at 2.2 GHz); read-1T is left out (served from the ARC);
 #   * residual of a case = log(predicted / measured dd bytes/s); the multipliers
 #     hardware.cpu_io_cost_scale (every per-call/per-record/per-I/O CPU cost) and
@@ -127,7 +127,7 @@ HEADER = """\
 #     cases alone (the scatter of the cases the multiplier can move);
 #   * loo_*: refitted without that case (started at the fitted values), then predicting it.
 # Errors are predicted / measured - 1. MiB = 2^20 bytes. "before" = multipliers 1.0 (the
-# sourced costs of zsim.des.costs), "after" = the fitted multipliers. limit = the resource
+# sourced costs of zsim.machine.costs), "after" = the fitted multipliers. limit = the resource
 # zsim's DES says bounds the run.
 """
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from zsim.calibrate.fit import fit_device
 from zsim.calibrate.load import load_results
-from zsim.calibrate.validation import validate_measurements
 from zsim.units import format_rate, format_time
+from zsim.validation.profile import validate_measurements
 
 RESULTS = Path(__file__).resolve().parents[1] / "calibration/results/vm-virtio-file-2026-11-22"
 HELD_OUT = "randread-4k-qd16"

@@ -15,18 +15,23 @@ The public API (see ``DESIGN.md`` §5 and ``README.md``)::
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
-# ``zsim.sweep`` is the sweep package; its module is callable (see zsim/sweep/__init__.py).
-from zsim import resilver, sweep
+# ``zsim.resilver`` and ``zsim.sweep`` are plain functions named like the packages that hold
+# them (DESIGN.md §5). The import system binds a package as its parent's attribute once, on
+# its first import: ``from zsim.resilver import resilver`` and ``from zsim.sweep.table import
+# sweep`` import the package (binding it), then rebind the name to the function, and no later
+# import of the packages' modules binds it again. Those modules are imported by name
+# (``from zsim.sweep import table``), not reached through ``zsim.sweep.table``.
 from zsim.capacity import CapacityReport, capacity, md_capacity
 from zsim.errors import CatalogError, LayoutError, UnitError, ZsimError
 from zsim.hardware.catalog import list_profiles, load_profile
 from zsim.layout.grammar import parse_layout
+from zsim.resilver import resilver
 from zsim.result import SimResult
 from zsim.scenario import Scenario, ScenarioError, load_scenario, scenario_from_dict
 from zsim.simulate import simulate
 from zsim.sweep.recommend import recommend
+from zsim.sweep.table import sweep
+from zsim.version import __version__
 
 __all__ = [
     "CapacityReport",

@@ -233,7 +233,7 @@ class CapacityReport:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document: SI base units (bytes), keys of ``DESIGN.md`` §5 and more."""
-        from zsim import __version__
+        from zsim.version import __version__
 
         out = asdict(self)
         out["vdevs"] = [asdict(v) for v in self.vdevs]

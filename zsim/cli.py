@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from zsim import __version__
+from zsim.version import __version__
 from zsim.capacity import PARTITIONINGS, CapacityReport, capacity
 from zsim.errors import ZsimError
 from zsim.hardware.catalog import SCHEMA, list_profiles, load_profile
@@ -172,19 +172,20 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     cfit.add_argument("--json", action="store_true")
 
+    from zsim.validation.registry import DEFAULT_SETS, SET_NAMES, sets_help
+
     val = sub.add_parser(
         "validate",
         help="predicted vs measured on the bundled reference sets, with errors",
         description="Run the bundled published measurements through zsim and the rule of "
-        "thumb and print every error. Sets: ars (Ars Technica, 8 x IronWolf), disksim (DiskSim "
-        "4.0 validation traces), tnbench (tn-bench dd on NVMe raidz1), clemtibs (fio on a "
-        "5 x 12 TB raidz2). Default: ars and disksim.",
+        "thumb and print every error. " + sets_help(),
     )
     val.add_argument(
         "sets",
         nargs="*",
         metavar="SET",
-        help="reference sets to run: ars, disksim, tnbench, clemtibs (default: ars disksim)",
+        help=f"reference sets to run: {', '.join(SET_NAMES)} "
+        f"(default: {' '.join(DEFAULT_SETS)})",
     )
     val.add_argument("--seed", type=int, default=1)
     val.add_argument("--target-ci", type=float, default=0.03)
@@ -655,53 +656,20 @@ def _cmd_validate(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     if args.profile:
         from zsim.calibrate.commands import validate_command
 
-        return validate_command(args)
+        return validate_command(
+            profile=args.profile,
+            sets=args.sets,
+            scenario=args.scenario,
+            no_loo=args.no_loo,
+            engine=args.engine,
+            seed=args.seed,
+            plot=args.plot,
+        )
     if args.scenario or args.plot:
         raise ZsimError("--scenario and --plot go with --profile NAME; add it")
-    sets = list(dict.fromkeys(args.sets or ["ars", "disksim"]))
-    known = ("ars", "disksim", "tnbench", "clemtibs")
-    unknown = [x for x in sets if x not in known]
-    if unknown:
-        raise ZsimError(f"unknown reference set {unknown[0]!r}: choose from {', '.join(known)}")
-    data: dict[str, Any] = {}
-    parts = []
-    if "ars" in sets:
-        from zsim.validate import ars_rows, summary, table
+    from zsim.validation.registry import run_sets
 
-        rows = ars_rows(seed=args.seed, target_ci=args.target_ci)
-        data["ars-ironwolf8"] = {"rows": [r.to_dict() for r in rows], "summary": summary(rows)}
-        parts.append(
-            "Ars Technica, 8 x IronWolf 12TB (MiB/s or ratio; zsim vs the rule of thumb)\n"
-            + table(rows)
-        )
-    if "disksim" in sets:
-        from zsim.validate import disksim_rows, trace_table
-
-        traces = disksim_rows(seed=args.seed)
-        data["disksim-traces"] = [r.to_dict() for r in traces]
-        parts.append(
-            "DiskSim 4.0 validation traces, datasheet-level drives, queue depth 1\n"
-            + trace_table(traces)
-        )
-    if "tnbench" in sets:
-        from zsim.validate_tnbench import tnbench_rows, tnbench_summary, tnbench_table
-
-        tn = tnbench_rows(seed=args.seed)
-        data["tnbench-m50"] = {
-            "rows": [r.to_dict() for r in tn],
-            "summary": tnbench_summary(tn),
-        }
-        parts.append("tn-bench, TrueNAS M50, dd on raidz1 4 NVMe\n" + tnbench_table(tn))
-    if "clemtibs" in sets:
-        from zsim.validate_clemtibs import clemtibs_rows, clemtibs_summary, clemtibs_table
-
-        cl = clemtibs_rows(seed=args.seed)
-        data["clemtibs-zfs-benchmark"] = {
-            "rows": [r.to_dict() for r in cl],
-            "summary": clemtibs_summary(cl),
-        }
-        parts.append("clemtibs, fio on raidz2 5 x Toshiba X300 Pro 12TB\n" + clemtibs_table(cl))
-    return data, "\n\n".join(parts)
+    return run_sets(args.sets, seed=args.seed, target_ci=args.target_ci)
 
 
 def _cmd_layout(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
@@ -772,8 +740,35 @@ def _cmd_calibrate(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
 
     if args.action is None:
         raise ZsimError("say what to do: zsim calibrate plan|run|fit (see --help)")
-    return {"plan": commands.plan_command, "run": commands.run_command,
-            "fit": commands.fit_command}[args.action](args)  # fmt: skip
+    if args.action == "plan":
+        return commands.plan_command(
+            target=args.target,
+            out=args.out,
+            kind=args.kind,
+            destroy_data=args.destroy_data,
+            size=args.size,
+            runtime=args.runtime,
+            ramp=args.ramp,
+            depths=args.depths,
+            large_depths=args.large_depths,
+            long_write=args.long_write,
+            rate=args.rate,
+            rate_iops=args.rate_iops,
+            no_writes=args.no_writes,
+            no_dd=args.no_dd,
+        )
+    if args.action == "run":
+        return commands.run_command(plan_dir=args.plan_dir, fio=args.fio, only=args.only)
+    return commands.fit_command(
+        results=args.results,
+        out=args.out,
+        name=args.name,
+        kind=args.kind,
+        device_size=args.device_size,
+        cpu_ghz=args.cpu_ghz,
+        scenario=args.scenario,
+        base=args.base,
+    )
 
 
 _COMMANDS = {

@@ -36,7 +36,8 @@ def simulate(
     if engine == "des" and scenario.workload.tool == "trace":
         return _trace(scenario, seed)
     if engine == "des":
-        from zsim.des.engine import RunControl, simulate_des
+        from zsim.des.run import simulate_des
+        from zsim.machine.run_control import RunControl
 
         control = RunControl(
             target_ci=target_ci,

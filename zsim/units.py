@@ -15,7 +15,9 @@ Parsing rules (the same in the CLI, scenario TOML, catalog profiles and the app)
 * times take ``ns us µs ms s min h``;
 * counts (IOPS) take decimal ``k M G`` (``780k``).
 
-Printing always names the unit system: ``12.0 TB (10.91 TiB)``, never a bare ``T``.
+Printing always names the unit system: ``12.0 TB (10.91 TiB)``, never a bare ``T``. The
+exception is an exact size spelled as fio, zfs and mdadm take it (``128K``, ``1M``:
+:func:`format_binary_multiple`), which reads back as binary by the rules above.
 """
 
 from __future__ import annotations
@@ -24,6 +26,12 @@ import math
 import re
 
 from zsim.errors import UnitError
+
+# The unit constants every module uses (``from zsim.units import MiB``); defined nowhere else.
+KiB, MiB, GiB, TiB, PiB, EiB = 2**10, 2**20, 2**30, 2**40, 2**50, 2**60
+"""Binary multiples of a byte, as ``int``."""
+kB, MB, GB, TB, PB, EB = 10**3, 10**6, 10**9, 10**12, 10**15, 10**18
+"""Decimal multiples of a byte (drive vendors' units), as ``int``."""
 
 _NUMBER = r"([+-]?(?:\d[\d_]*(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)"
 _QUANTITY = re.compile(rf"^\s*{_NUMBER}\s*([A-Za-zµ/]*)\s*$")
@@ -293,6 +301,28 @@ def format_size(nbytes: float) -> str:
     if abs(nbytes) < 1000:
         return f"{nbytes:.0f} B"
     return f"{format_decimal_size(nbytes)} ({format_binary_size(nbytes)})"
+
+
+_BINARY_MULTIPLES = (("E", 2**60), ("P", 2**50), ("T", 2**40), ("G", 2**30), ("M", 2**20))
+
+
+def binary_multiple(nbytes: int, largest: str = "M") -> tuple[int, str]:
+    """``nbytes`` as a whole number of the largest binary unit, from ``largest`` (``"K"`` …
+    ``"E"``) down to K, that divides it: ``(count, prefix)``, e.g. 1048576 → (1, "M"),
+    12288 → (12, "K"); ``(nbytes, "")`` when not even KiB divides it; 0 → (0, ``largest``)."""
+    names = [name for name, _ in _BINARY_MULTIPLES] + ["K"]
+    units = [*_BINARY_MULTIPLES, ("K", 2**10)][names.index(largest) :]
+    for prefix, scale in units:
+        if nbytes % scale == 0:
+            return nbytes // scale, prefix
+    return nbytes, ""
+
+
+def format_binary_multiple(nbytes: int) -> str:
+    """An exact size in fio's, zfs's and mdadm's spelling: ``512K``, ``1M``, ``1024M``
+    (at most M), else the plain number of bytes (``1536``, which they read as bytes too)."""
+    count, prefix = binary_multiple(nbytes)
+    return f"{count}{prefix}"
 
 
 def format_rate(bytes_per_s: float) -> str:

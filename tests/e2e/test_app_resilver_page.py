@@ -32,6 +32,7 @@ import zsim
 from zsim.app import resilver_view as rv
 from zsim.app import ui
 from zsim.app.design import Design
+from zsim.app.pages import widgets
 
 RESILVER_URL_PATH = "resilver"  # app.py: st.Page(resilver_page.render, url_path="resilver")
 
@@ -55,7 +56,7 @@ def metric(at: AppTest, label: str) -> str:
 
 def library(scenario: Any) -> Any:
     """``zsim.resilver`` of a scenario, memoised by the app's cache (the same call)."""
-    return ui.cached_resilver(scenario.to_toml())
+    return widgets.cached_resilver(scenario.to_toml())
 
 
 def assert_clean(at: AppTest) -> None:

@@ -1,6 +1,6 @@
 """The Resilver page's computations (``zsim/app/resilver_view.py``), without Streamlit widgets.
 
-The cases are run through the app's ``st.cache_data`` wrapper (``ui.cached_resilver``), so the
+The cases are run through the app's ``st.cache_data`` wrapper (``widgets.cached_resilver``), so the
 AppTest in ``tests/e2e/test_app_resilver_page.py`` reuses these runs in the same process (the
 run under load takes ~40 s).
 """
@@ -19,11 +19,12 @@ import zsim
 from zsim.app import resilver_view as rv
 from zsim.app import ui
 from zsim.app.design import Design
+from zsim.app.pages import widgets
 from zsim.errors import ZsimError
 
 
 def cached(toml: str) -> object:
-    return ui.cached_resilver(toml)
+    return widgets.cached_resilver(toml)
 
 
 @pytest.fixture(scope="module")

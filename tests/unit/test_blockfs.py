@@ -6,8 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from zsim.des.blockfs import simulate_blockfs
-from zsim.des.engine import RunControl
+from zsim.des.linux.blockfs import simulate_blockfs
 from zsim.errors import ZsimError
 from zsim.layout.md_map import (
     btrfs_allocate_chunks,
@@ -19,6 +18,7 @@ from zsim.layout.md_map import (
     plan_stripe_write,
     raid56_member,
 )
+from zsim.machine.run_control import RunControl
 from zsim.scenario import Hardware, Pool, Scenario, Workload, scenario_from_dict
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30

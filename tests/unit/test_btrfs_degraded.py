@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import zsim
-from zsim.des.mdraid_map import BlockParams, BtrfsDevice, MemberQueue
+from zsim.des.linux.mdraid_map import BlockParams, BtrfsDevice, MemberQueue
 from zsim.errors import ZsimError
 from zsim.scenario import ScenarioError, scenario_from_dict
 

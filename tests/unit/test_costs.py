@@ -1,4 +1,4 @@
-"""CPU cost figures (zsim/des/costs.py): units, clock scaling, and what each pool key changes."""
+"""CPU cost figures (zsim/machine/costs.py): units, clock scaling, what each pool key changes."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from zsim.des.costs import (
+from zsim.machine.costs import (
     REFERENCE_GHZ,
     CpuCosts,
     cpu_costs,

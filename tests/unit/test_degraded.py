@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import zsim
-from zsim.des.hardware import DevIO
 from zsim.des.vdev import ASYNC_WRITE, SYNC_READ, LeafQueue, MissingLeaf, TopVdev
 from zsim.layout.grammar import parse_layout
 from zsim.layout.raidz import raidz_column_map
+from zsim.machine.resources import DevIO
 from zsim.scenario import Pool, ScenarioError, apply_overrides, scenario_from_dict
 
 HDD = {"disk": "seagate-ironwolf-12tb", "hba": "lsi-9300-8i", "ram": "64GiB", "cpu_cores": 8}

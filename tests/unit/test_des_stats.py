@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from zsim.des.stats import batch_means_halfwidth, mser5_truncation
+from zsim.machine.stats import batch_means_halfwidth, mser5_truncation
 
 
 def test_mser5_cuts_an_initial_transient():

@@ -19,11 +19,12 @@ from zsim.calibrate.host_fit import (
     leave_one_out,
     with_multipliers,
 )
-from zsim.des.costs import CpuCosts, cpu_costs
 from zsim.errors import ZsimError
+from zsim.machine.costs import CpuCosts, cpu_costs
 from zsim.scenario import ScenarioError, scenario_from_dict
 from zsim.simulate import simulate
-from zsim.validate_tnbench import MiB, tnbench_scenario
+from zsim.validation.common import MiB
+from zsim.validation.tnbench import tnbench_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "calibration" / "reference" / "tnbench-m50-host-fit.toml"

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 import simpy
 
-from zsim.des.hardware import Device, DevIO, Path
-from zsim.des.stats import batch_means_halfwidth
 from zsim.hardware.flash import FlashParams
+from zsim.machine.resources import Device, DevIO, Path
+from zsim.machine.stats import batch_means_halfwidth
 
 
 def one_unit_device(env: simpy.Environment) -> Device:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from zsim.des.engine import Engine, RunControl
+from zsim.des.engine import Engine
+from zsim.machine.run_control import RunControl
 from zsim.scenario import scenario_from_dict
 from zsim.simulate import simulate
 from zsim.zfs.indirect import BP_COMPRESSED_BYTES

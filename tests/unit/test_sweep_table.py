@@ -259,10 +259,10 @@ def test_text_table_shows_units(table12):
     assert "2x raidz2 6" in text
 
 
-def test_zsim_sweep_is_callable_and_a_package():
+def test_zsim_sweep_is_the_table_modules_function():
     t = zsim.sweep(4, IRONWOLF, "4k-randread", **FAST)
     assert isinstance(t, tbl.SweepTable)
-    assert zsim.sweep.table is tbl and callable(zsim.sweep)
+    assert zsim.sweep is tbl.sweep
 
 
 def test_local_processes():

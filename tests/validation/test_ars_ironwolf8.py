@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from zsim.validate import ars_rows, ars_width_shape, summary, table
+from zsim.validation.ars import ars_rows, ars_summary, ars_table, ars_width_shape
 
 pytestmark = pytest.mark.slow
 
@@ -32,8 +32,8 @@ KNOWN_MISSES = {
 
 @pytest.fixture(scope="module")
 def rows():
-    result = ars_rows(seed=1, target_ci=0.05)  # or 120 simulated seconds (validate.MAX_SIM)
-    print("\n" + table(result))
+    result = ars_rows(seed=1, target_ci=0.05)  # or 120 simulated seconds (ars.MAX_SIM)
+    print("\n" + ars_table(result))
     return result
 
 
@@ -66,7 +66,7 @@ def test_point_within_tolerance(rows, point):
 
 
 def test_zsim_beats_the_rule_of_thumb(rows):
-    s = summary(rows)
+    s = ars_summary(rows)
     assert s["zsim_median_abs_error"] < s["baseline_median_abs_error"]
 
 

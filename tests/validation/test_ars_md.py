@@ -3,11 +3,11 @@
 Source: Jim Salter, "ZFS versus RAID: Eight Ironwolf disks, two filesystems, one winner",
 Ars Technica, May 2020 (figures in ``calibration/reference/ars-ironwolf8.toml``).
 
-Set-up as :mod:`zsim.validate` assumes for the ZFS runs (``ARS_HARDWARE``; 16 GiB per fio
+Set-up as :mod:`zsim.validation.ars` assumes for the ZFS runs (``ARS_HARDWARE``; 16 GiB per fio
 job, 128 GiB for the single-process run; buffered I/O, so one call at a time per job); the
 md arrays sit on a 1 TiB partition at the head of each disk, as the article's did
 (``partition_bytes``), and the files at the start of the filesystem. ZFS runs use
-:func:`zsim.des.engine.simulate_des` on :func:`zsim.validate.ars_scenario`, recordsize 4K for
+:func:`zsim.des.run.simulate_des` on :func:`zsim.validation.ars.ars_scenario`, recordsize 4K for
 the 4K tests as the article did. "A single ext4 disk" is modelled as ``md-raid1 2``: both
 members receive exactly the writes one ext4 disk would (RAID1 writes every copy), so its
 write rate is a single disk's.
@@ -23,10 +23,11 @@ from dataclasses import replace
 
 import pytest
 
-from zsim.des.blockfs import simulate_blockfs
-from zsim.des.engine import RunControl, simulate_des
+from zsim.des.linux.blockfs import simulate_blockfs
+from zsim.des.run import simulate_des
+from zsim.machine.run_control import RunControl
 from zsim.scenario import scenario_from_dict
-from zsim.validate import ARS_HARDWARE, ars_measurements, ars_scenario
+from zsim.validation.ars import ARS_HARDWARE, ars_measurements, ars_scenario
 
 pytestmark = pytest.mark.slow
 

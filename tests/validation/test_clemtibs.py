@@ -20,7 +20,13 @@ from __future__ import annotations
 
 import pytest
 
-from zsim.validate_clemtibs import PREDICTED_JOBS, clemtibs_rows, clemtibs_summary, clemtibs_table
+from zsim.validation.clemtibs import (
+    PREDICTED_JOBS,
+    clemtibs_rows,
+    clemtibs_summary,
+    clemtibs_table,
+)
+from zsim.validation.registry import reference_set
 
 pytestmark = pytest.mark.slow
 
@@ -65,7 +71,7 @@ KNOWN_MISSES = {
     ("disk rate", "large_read-read"): "39 % of the real read came from the ARC (fio laid the "
     "files out seconds before on a 31 GiB ARC); zsim's sequential reads start cold",
 }
-TOLERANCE = 0.25
+TOLERANCE = reference_set("clemtibs").tolerance["absolute"]
 
 
 @pytest.fixture(scope="module")

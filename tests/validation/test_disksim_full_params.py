@@ -19,11 +19,14 @@ import pytest
 from zsim.des.trace import demerit, parse_validate_trace, replay
 from zsim.hardware.catalog import load_profile
 from zsim.hardware.disksim_params import disksim_overrides, drive_from_disksim
-from zsim.validate import disksim_drive_profile, disksim_rows, reference_root
+from zsim.validation.common import reference_root
+from zsim.validation.disksim import disksim_drive_profile, disksim_rows
+from zsim.validation.registry import reference_set
 
 pytestmark = pytest.mark.slow
 
-GOAL = 0.03  # demerit as a fraction of the measured mean
+TOLERANCE = reference_set("disksim").tolerance
+GOAL = TOLERANCE["full_params_goal"]  # demerit as a fraction of the measured mean
 
 
 @pytest.fixture(scope="module")
@@ -94,4 +97,4 @@ def test_mean_within_ten_percent(table):
     """No drive's simulated mean is off by more than 10 % (datasheet figures: 7–28 % fast)."""
     for r in table:
         err = abs(r["zsim_ms"] - r["measured_ms"]) / r["measured_ms"]
-        assert err < 0.10, f"{r['drive']}: {err:.1%}"
+        assert err < TOLERANCE["full_params_mean"], f"{r['drive']}: {err:.1%}"

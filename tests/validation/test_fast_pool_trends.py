@@ -6,7 +6,7 @@ SN840 NVMe drives behind a 9500-16i, OpenZFS 2.3, 8 cores at 3.2 GHz with two me
 channels (41 GB/s), fio 1 MiB sequential
 writes from 16 jobs into 1M records, lz4 on incompressible data, fletcher4. Each variant
 changes one key and must move throughput the way the per-byte and per-I/O costs in
-``zsim/des/costs.py`` say it does:
+``zsim/machine/costs.py`` say it does:
 
 * recordsize 128K → 1M: fewer records and child I/Os per byte → faster (compared with the
   8-channel bus, where the memory bus is not the limit: at 128K the HBA's per-I/O cost

@@ -13,7 +13,7 @@ import tomllib
 import pytest
 
 from tests.conftest import ROOT, shared_reference
-from zsim.calibrate.reference_sets import (
+from zsim.validation.raw_sets import (
     clemtibs_pool_rates,
     clemtibs_runs,
     fit_disk_write_rate,

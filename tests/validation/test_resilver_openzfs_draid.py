@@ -15,57 +15,34 @@ What must hold (the issue: "match its shape"):
   tables);
 * the traditional spare within 50 %, and slower than a distributed spare up to D = 8.
 
-Every comparison is printed with its error (``pytest -s``); the figures of the last run are
-in ``docs/resilver.md``.
+The runs are :mod:`zsim.validation.draid` (``zsim validate draid``), the tolerances the
+registry's (:mod:`zsim.validation.registry`). Every comparison is printed with its error
+(``pytest -s``); the figures of the last run are in ``docs/resilver.md``.
 """
 
 from __future__ import annotations
 
-import tomllib
-from pathlib import Path
-
 import pytest
 
-from zsim.resilver.run import simulate_resilver
-from zsim.scenario import scenario_from_dict
+from zsim.validation.draid import draid_rows, draid_table
+from zsim.validation.registry import reference_set
 
 pytestmark = pytest.mark.slow
 
-DATA = Path(__file__).parents[2] / "calibration" / "reference" / "openzfs-draid-rebuild.toml"
-
-
-def _hours(layout: str, spare: str, fill: float) -> float:
-    sc = scenario_from_dict(
-        {
-            "hardware": {"disk": "seagate-exos-x16-16tb", "ram": "256GiB", "cpu_cores": 16},
-            "pool": {"layout": layout, "recordsize": "1M", "fill": fill},
-            "workload": {"rw": "randread", "bs": "128K"},
-            "resilver": {"spare": spare},
-        }
-    )
-    return simulate_resilver(sc, durability=False).seconds / 3600
+TOLERANCE = reference_set("draid").tolerance
 
 
 @pytest.fixture(scope="module")
 def table():
-    ref = tomllib.loads(DATA.read_text())["draid_90x16TB"]
-    fill, n = ref["fill"], ref["disks"]
-    rows = []
-    for parity, points in ref["distributed_spare_hours"].items():
-        p = int(parity.removeprefix("draid"))
-        for d, published in points.items():
-            layout = f"draid{p}:{d}d:1s:{n}c"
-            rows.append((parity, int(d), published, _hours(layout, "distributed", fill)))
-    traditional = _hours(f"draid1:8d:1s:{n}c", "new", fill)
-    print(f"\n{'vdev':<8}{'D':>4}{'published h':>13}{'zsim h':>9}{'error':>8}")
-    for parity, d, published, simulated in rows:
-        error = (simulated - published) / published
-        print(f"{parity:<8}{d:>4}{published:>13.1f}{simulated:>9.2f}{error:>+8.0%}")
-    error = (traditional - ref["traditional_spare_hours"]) / ref["traditional_spare_hours"]
-    print(
-        f"{'new disk':<12}{ref['traditional_spare_hours']:>13.1f}{traditional:>9.2f}{error:>+8.0%}"
-    )
-    return rows, traditional, ref["traditional_spare_hours"]
+    result = draid_rows()
+    print("\n" + draid_table(result))
+    rows = [
+        (r.parity, r.data_disks, r.published_hours, r.zsim_hours)
+        for r in result
+        if r.spare == "distributed"
+    ]
+    (new,) = [r for r in result if r.spare == "new"]
+    return rows, new.zsim_hours, new.published_hours
 
 
 def test_distributed_rebuild_grows_with_the_data_width(table):
@@ -81,18 +58,18 @@ def test_narrowest_groups_within_30_percent(table):
     rows, _, _ = table
     for _, d, published, simulated in rows:
         if d == 1:
-            assert simulated == pytest.approx(published, rel=0.30)
+            assert simulated == pytest.approx(published, rel=TOLERANCE["narrowest"])
 
 
 def test_every_point_within_70_percent(table):
     rows, _, _ = table
     for parity, d, published, simulated in rows:
-        assert simulated == pytest.approx(published, rel=0.70), (parity, d)
+        assert simulated == pytest.approx(published, rel=TOLERANCE["every_point"]), (parity, d)
 
 
 def test_traditional_spare_within_50_percent_and_slower_up_to_d8(table):
     rows, traditional, published = table
-    assert traditional == pytest.approx(published, rel=0.50)
+    assert traditional == pytest.approx(published, rel=TOLERANCE["traditional"])
     for _, d, _, simulated in rows:
         if d <= 8:
             assert simulated < traditional

@@ -1,0 +1,3 @@
+"""The analytic engine: the discrete-event engine's scenario, maps and device models solved
+with closed queueing networks (:mod:`~zsim.analytic.engine`, :mod:`~zsim.analytic.queueing`,
+:mod:`~zsim.analytic.devices`); ``zsim.simulate(sc, engine="analytic")`` runs it."""

@@ -4,7 +4,7 @@ device model.
 The analytic engine does not carry a second copy of the disk physics. For each device it needs
 the I/O rate with ``k`` requests outstanding (``k`` = 1 … a queue limit), for one request size,
 direction and access pattern over one region of the device. It gets that by running the DES's
-:class:`zsim.des.hardware.Device` (the HDD mechanics of :mod:`zsim.hardware.hdd` with SATF
+:class:`zsim.machine.resources.Device` (the HDD mechanics of :mod:`zsim.hardware.hdd` with SATF
 over the NCQ queue, or the flash model of :mod:`zsim.hardware.flash`) in a closed loop with
 ``k`` requests outstanding, on its own small SimPy environment, for a fixed number of
 completions. Results are cached per (profile, size, direction, pattern, region), so a sweep
@@ -29,11 +29,11 @@ from pathlib import Path
 import numpy as np
 import simpy
 
-from zsim.des.hardware import Device, DevIO
-from zsim.des.hardware import Path as BusPath
 from zsim.files import atomic_write_text
 from zsim.hardware import flash, hdd
 from zsim.hardware.catalog import Profile
+from zsim.machine.resources import Device, DevIO
+from zsim.machine.resources import Path as BusPath
 
 REGION_STEP = 1 / 64
 #: completions measured per queue depth (after :data:`WARMUP` discarded)
@@ -166,7 +166,12 @@ def device_table(
 # ---- the on-disk cache: tables are deterministic (seeded) functions of the profile, the
 # request shape and the device model's code, so processes (sweep workers, Dask workers, the
 # app) share them through files named by a hash of all three.
-_MODEL_FILES = ("hardware/hdd.py", "hardware/flash.py", "des/hardware.py", "analytic/devices.py")
+_MODEL_FILES = (
+    "hardware/hdd.py",
+    "hardware/flash.py",
+    "machine/resources.py",
+    "analytic/devices.py",
+)
 
 
 @functools.cache

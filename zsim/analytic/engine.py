@@ -6,8 +6,8 @@ What it computes, per fio call (``DESIGN.md`` §1, issue 5):
 * **Service demands** from the same maps the DES uses: a record's leaf I/Os come from
   :class:`zsim.des.vdev.TopVdev.leaf_ios` (the raidz/dRAID column map of capacity), record
   sizes from :func:`zsim.zfs.compression.compressed_psize` and
-  :func:`zsim.layout.alloc.psize_to_asize`, CPU seconds from :mod:`zsim.des.costs` and
-  memory traffic from :mod:`zsim.des.memory`, the ARC's hit probability from
+  :func:`zsim.layout.alloc.psize_to_asize`, CPU seconds from :mod:`zsim.machine.costs` and
+  memory traffic from :mod:`zsim.machine.memory`, the ARC's hit probability from
   :mod:`zsim.zfs.arc` exactly as the DES draws it.
 * **Device rates** from :mod:`zsim.analytic.devices`: the DES's own device model run in a
   closed loop at each queue depth.
@@ -43,15 +43,16 @@ import simpy
 
 from zsim.analytic import devices
 from zsim.analytic.queueing import Station, solve
-from zsim.des import memory
-from zsim.des.costs import cpu_costs
-from zsim.des.engine import _bus, zio_taskq_threads
 from zsim.des.vdev import CLASS_LIMITS, SYNC_READ, TopVdev
 from zsim.errors import ZsimError
 from zsim.hardware.catalog import Profile
 from zsim.layout.alloc import psize_to_asize
 from zsim.layout.tree import ZfsLayout
+from zsim.machine import memory
+from zsim.machine.costs import cpu_costs, zio_taskq_threads
+from zsim.machine.links import bus_stages
 from zsim.result import DirectionStats, SimResult
+from zsim.scenario import Pool, Scenario
 from zsim.zfs.arc import arc_data_bytes
 from zsim.zfs.compression import compressed_psize
 from zsim.zfs.indirect import BPS_PER_INDIRECT, INDIRECT_BYTES, indirect_block, indirect_levels
@@ -81,7 +82,7 @@ class OutOfRange(ZsimError):
     """The scenario is outside the analytic engine's validity range."""
 
 
-def validity(sc: Any) -> str | None:
+def validity(sc: Scenario) -> str | None:
     """Why the analytic engine cannot answer ``sc``, or ``None`` when it can."""
     layout = sc.layout_tree()
     pool, w = sc.pool, sc.workload
@@ -149,7 +150,7 @@ def binomial_pmf(n: int, p: float) -> np.ndarray:
     return np.exp(log_choose + i * math.log(p) + (n - i) * math.log1p(-p))
 
 
-def _direct(sc: Any) -> bool:
+def _direct(sc: Scenario) -> bool:
     w, pool = sc.workload, sc.pool
     version = parse_zfs_version(sc.hardware.zfs_version)
     return (
@@ -169,7 +170,7 @@ class _Vdev:
     hi: float = 1.0
 
 
-def simulate_analytic(sc: Any, seed: int = 1) -> SimResult:
+def simulate_analytic(sc: Scenario, seed: int = 1) -> SimResult:
     """Predict the scenario's fio job with the analytic engine (see the module docstring)."""
     start = time.perf_counter()
     reason = validity(sc)
@@ -177,8 +178,7 @@ def simulate_analytic(sc: Any, seed: int = 1) -> SimResult:
         raise OutOfRange(
             f"outside the analytic engine's validity range: {reason}; use --engine des"
         )
-    model = _Model(sc)
-    model.seed = seed
+    model = _Model(sc, seed)
     read, write, limit, util, details = model.solve()
     return SimResult(
         engine="analytic",
@@ -233,8 +233,8 @@ def _column_shares(top: TopVdev, psize: int, asize: int, column: int, records: i
 
 
 class _Model:
-    def __init__(self, sc: Any):
-        self.sc = sc
+    def __init__(self, sc: Scenario, seed: int = 1):
+        self.sc, self.seed = sc, seed
         hw, pool, w = sc.hardware, sc.pool, sc.workload
         self.version = parse_zfs_version(hw.zfs_version)
         self.disk: Profile = hw.disk
@@ -285,10 +285,10 @@ class _Model:
         self.random = w.rw.startswith("rand")
         self._place_files(pool)
         names = [d for v in layout.data_vdevs for d in v.devices]
-        self.paths = _bus(simpy.Environment(), sc, names, self.disk)
+        self.paths = bus_stages(simpy.Environment(), sc.hardware, names, self.disk)
 
     # ---- where the files sit (as ZfsModel.place_files: just below the fill line)
-    def _place_files(self, pool: Any) -> None:
+    def _place_files(self, pool: Pool) -> None:
         fill = pool.fill
         if pool.allocated is not None:
             fill = pool.allocated / sum(v.space for v in self.vdevs)

@@ -1,1 +1,3 @@
-"""The Streamlit app's pages and the pure functions behind them (app.py runs them)."""
+"""The Streamlit app: its pages (:mod:`zsim.app.pages`, the only modules that import
+Streamlit) and the pure functions behind them (design, views, formatting), which work
+without the optional ``zsim[app]`` extra. ``app.py`` runs the pages."""

@@ -49,6 +49,7 @@ from zsim.layout.md_map import (
     raid56_member,
 )
 from zsim.layout.raidz import raidz_asize, raidz_column_map
+from zsim.units import binary_multiple
 
 KiB, MiB = 1 << 10, 1 << 20
 MAX_RECORD = 16 * MiB  # OpenZFS's largest recordsize (SPA_MAXBLOCKSIZE)
@@ -105,11 +106,8 @@ class Anatomy:
 
 def _size_text(nbytes: int) -> str:
     """``4 KiB``, ``512 KiB``, ``1 MiB``, ``512 B``, ``6000 B`` (exact, binary prefixes)."""
-    if nbytes >= MiB and nbytes % MiB == 0:
-        return f"{nbytes // MiB} MiB"
-    if nbytes >= KiB and nbytes % KiB == 0:
-        return f"{nbytes // KiB} KiB"
-    return f"{nbytes} B"
+    count, prefix = binary_multiple(nbytes) if nbytes > 0 else (nbytes, "")
+    return f"{count} {prefix}iB" if prefix else f"{nbytes} B"
 
 
 def _is_int(value: Any) -> bool:

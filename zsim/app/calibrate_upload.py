@@ -9,7 +9,7 @@ the uploads into a fresh temporary folder and reads them with
 :func:`zsim.calibrate.fit.profile_toml` and predicts every run in closed form
 (:func:`zsim.calibrate.forward.predict_iops`, the predictions the fit itself uses) beside
 the rule of thumb (``engine="baseline"``) and the leave-one-out refit, as
-:class:`zsim.calibrate.validation.Validation`. :func:`des_validation` replays a few runs with
+:class:`zsim.validation.profile.Validation`. :func:`des_validation` replays a few runs with
 the discrete-event engine (``zsim validate --profile``; about 3 s per run).
 
 Units: SI base units throughout (bytes, seconds, bytes/s, I/Os per second); the page
@@ -269,10 +269,10 @@ def check_profile_name(name: str) -> str:
 def parse_base(text: str) -> dict[str, Any]:
     """Profile keys the data cannot give, as ``KEY=VALUE`` separated by commas or new
     lines (``pcie_gen=4, rpm=7200``), read as ``zsim calibrate fit --base`` reads them."""
-    from zsim.calibrate.commands import _base
+    from zsim.calibrate.commands import parse_base_items
 
     items = [x.strip() for x in re.split(r"[,\n]", text) if x.strip()]
-    return _base(items)
+    return parse_base_items(items)
 
 
 # ---------------------------------------------------------------- fit and validation
@@ -287,7 +287,7 @@ class FitOutcome:
 
     fit: Any  # zsim.calibrate.fit.DeviceFit
     profile_toml: str
-    validation: Any  # zsim.calibrate.validation.Validation
+    validation: Any  # zsim.validation.profile.Validation
 
     def to_dict(self) -> dict[str, Any]:
         return {"fit": self.fit.to_dict(), "validation": self.validation.to_dict()}
@@ -354,10 +354,15 @@ def closed_form_validation(
     engine can predict: an HDD's queued or written runs, mixed read/write), the rule of
     thumb (``zsim simulate --engine baseline`` of the same job) and, for the runs the fit
     used, the leave-one-out prediction. Returns a
-    :class:`zsim.calibrate.validation.Validation` with ``engine="closed-form"``."""
+    :class:`zsim.validation.profile.Validation` with ``engine="closed-form"``."""
     from zsim.calibrate.forward import predict_iops
-    from zsim.calibrate.validation import Validation, _leave_one_out, _row, job_scenario
     from zsim.simulate import simulate
+    from zsim.validation.profile import (
+        Validation,
+        job_scenario,
+        leave_one_out,
+        validation_row,
+    )
 
     profile = fit.profile
     size = fit.device_bytes
@@ -382,9 +387,9 @@ def closed_form_validation(
             rule_iops = None
         loo = None
         if leave_one_out and (m.source, m.name) in used:
-            loo = _leave_one_out(fit, measurements, m, size)
+            loo = leave_one_out(fit, measurements, m, size)
         pred_bw = pred * m.bs if pred is not None else None
-        rows.append(_row(m, pred_bw, pred, None, rule_iops, loo=loo, note=note))
+        rows.append(validation_row(m, pred_bw, pred, None, rule_iops, loo=loo, note=note))
     return Validation(profile.name, tuple(rows), "closed-form", 0, tuple(notes))
 
 
@@ -394,7 +399,7 @@ def des_validation(
     """Replay the named measurements (at most :data:`MAX_DES_RUNS`) with the discrete-event
     engine and the fitted profile: ``zsim validate --profile`` for those runs (no
     leave-one-out: the closed-form table has it)."""
-    from zsim.calibrate.validation import validate_measurements
+    from zsim.validation.profile import validate_measurements
 
     if not names:
         raise ZsimError("choose at least one measurement to replay")
@@ -472,7 +477,7 @@ def replay_scenario_toml(outcome: FitOutcome, measurements: Sequence[Measurement
     """The scenario ``zsim simulate`` runs to replay the measured run named ``run`` on the
     fitted device (``raw 1``, the profile inline): the file ``zsim validate --profile``
     builds for that run. Raises :class:`ZsimError` for an unknown or unfinished run."""
-    from zsim.calibrate.validation import job_scenario
+    from zsim.validation.profile import job_scenario
 
     for m in measurements:
         if m.name == run and m.ok:

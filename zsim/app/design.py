@@ -256,9 +256,10 @@ def picker_layout(kind: str, width: int, disks: int) -> str:
         raise ZsimError(
             f"a {kind} vdev of {width} disks needs at least {width} disks; you chose {disks}"
         )
+    from zsim.layout.grammar import vdev_group_text
+
     count, rest = divmod(disks, width)
-    text = f"{kind} {width}" if count == 1 else f"{count}x {kind} {width}"
-    return f"{text} spare {rest}" if rest else text
+    return vdev_group_text(count, f"{kind} {width}", rest)
 
 
 # ---------------------------------------------------------------- capacity

@@ -147,12 +147,10 @@ def redundancy_shape(design: model.Design, disk: str) -> tuple[str, int, int] | 
     if isinstance(tree, ZpoolOnBlock):
         tree = tree.block
     if isinstance(tree, MdArray):
-        w = tree.width
-        shapes = {1: (min(w - 1, 3), 1), 10: (1, 1), 5: (1, w - 1), 6: (2, w - 2)}
-        if tree.level not in shapes:
+        shape = tree.redundancy
+        if not shape.tolerance:
             return None
-        p, d = shapes[tree.level]
-        return f"md-raid{tree.level}", p, d
+        return f"md-raid{tree.level}", min(shape.tolerance, 3), shape.group_width - shape.tolerance
     if not isinstance(tree, ZfsLayout):
         return None
     vdev = next((v for v in tree.data_vdevs if disk in v.devices), None)

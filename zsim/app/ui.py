@@ -1,64 +1,20 @@
-"""Streamlit pieces every page shares: the design sidebar, errors, caching, downloads, units.
+"""The app's pure view helpers, shared by every page: formatting, downloads' contents,
+scenario TOML round trips and the sidebar's catalog lists.
 
-The pages only call :mod:`zsim.app.design` (and through it the public API); this module
-turns its inputs and outputs into widgets. Rules it enforces for every page:
-
-* no traceback reaches the page: :func:`guard` shows a :class:`zsim.ZsimError` as
-  ``st.error`` with its message (which names the fix) and anything else as a short
-  "internal error" line;
-* results are cached keyed by the canonical scenario TOML (:func:`cached_simulate`), so the
-  same design gives the same figures at once;
-* the design lives in the URL query string (:func:`sync_query`), so a link reopens it.
+Nothing here imports Streamlit (an optional extra, ``zsim[app]``): the widgets, the error
+guard, the caches and the query-string sync that use it are in
+:mod:`zsim.app.pages.widgets`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import tomllib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import streamlit as st
-
-from zsim.app import design as model
-from zsim.errors import ZsimError
-from zsim.units import format_binary_size, format_decimal_size, format_time, parse_size
-
-#: session_state key of the current :class:`~zsim.app.design.Design`
-DESIGN_KEY = "zsim_design"
-#: session_state key: the query string was read into the widgets
-LOADED_KEY = "zsim_query_loaded"
-
-
-# ---------------------------------------------------------------- errors
-
-
-class guard(contextlib.AbstractContextManager["guard"]):
-    """``with guard("what"):`` runs a block; a :class:`ZsimError` becomes ``st.error`` (its
-    message names the fix), any other exception one ``st.error`` line — never a traceback —
-    and the rest of the block is skipped. Streamlit's own control flow (``st.rerun``,
-    ``st.stop``) derives from ``BaseException`` and passes through."""
-
-    def __init__(self, what: str = "") -> None:
-        self.what = what
-
-    def __exit__(
-        self, kind: type[BaseException] | None, err: BaseException | None, tb: Any
-    ) -> bool:
-        if err is None or not isinstance(err, Exception):
-            return False
-        where = self.what
-        if isinstance(err, ZsimError):
-            st.error(f"{where}: {err}" if where else str(err))
-        else:  # a bug: say so, without a traceback
-            st.error(
-                f"internal error{' in ' + where if where else ''}: {type(err).__name__}: "
-                f"{err}. This is a bug in zsim; please report it with the link of this page."
-            )
-        return True
-
+from zsim.units import format_binary_size, format_decimal_size, format_time
 
 # ---------------------------------------------------------------- formatting
 
@@ -92,7 +48,7 @@ def fmt_usd(x: float | None) -> str:
     return "—" if x is None else f"${x:,.0f}"
 
 
-# ---------------------------------------------------------------- caching
+# ---------------------------------------------------------------- scenarios as TOML
 
 
 def to_toml_text(scenario: Mapping[str, Any]) -> str:
@@ -106,48 +62,6 @@ def scenario_from_toml(text: str) -> Any:
     from zsim.scenario import scenario_from_dict
 
     return scenario_from_dict(tomllib.loads(text), source="the app's scenario")
-
-
-@st.cache_data(show_spinner=False, max_entries=512)
-def cached_simulate(scenario_toml: str, engine: str, seed: int = 1) -> Any:
-    """``zsim.simulate`` of a canonical scenario TOML: ``engine`` "analytic", "baseline",
-    "des" (the page's reproducible DES caps) or "auto"."""
-    sc = scenario_from_toml(scenario_toml)
-    if engine == "auto":
-        return model.simulate_auto(sc, seed=seed)
-    if engine == "des":
-        return model.simulate_des(sc, seed=seed)
-    from zsim.simulate import simulate
-
-    return simulate(sc, engine=engine, seed=seed)
-
-
-def remember_des(scenario_toml: str, seed: int, result: Any) -> None:
-    """Keep a DES result run with a progress bar, so a rerun shows it without running it."""
-    st.session_state.setdefault("zsim_des_results", {})[(scenario_toml, seed)] = result
-
-
-def remembered_des(scenario_toml: str, seed: int) -> Any | None:
-    return st.session_state.get("zsim_des_results", {}).get((scenario_toml, seed))
-
-
-@st.cache_data(show_spinner=False, max_entries=128)
-def cached_capacity(design: model.Design) -> Any:
-    return model.capacity_report(design)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def cached_resilver(scenario_toml: str, seed: int = 1) -> Any:
-    from zsim.resilver.run import simulate_resilver
-
-    return simulate_resilver(scenario_from_toml(scenario_toml), seed=seed)
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def cached_sweep(
-    design: model.Design, workloads: tuple[str, ...], engine: str, resilver: bool = False
-) -> Any:
-    return model.sweep_rows(design, workloads, engine=engine, resilver=resilver)
 
 
 # ---------------------------------------------------------------- downloads
@@ -179,51 +93,10 @@ def to_json(data: Any) -> str:
     return json.dumps(data, indent=2, default=default, allow_nan=False) + "\n"
 
 
-def downloads(
-    stem: str,
-    *,
-    scenario_toml: str | None = None,
-    rows: Sequence[Mapping[str, Any]] | None = None,
-    document: Any = None,
-    key: str = "",
-) -> None:
-    """Download buttons: the scenario TOML (what ``zsim simulate`` runs), results as CSV and
-    JSON (SI base units)."""
-    cols = st.columns(3)
-    k = key or stem
-    if scenario_toml is not None:
-        cols[0].download_button(
-            "Scenario (TOML)",
-            scenario_toml,
-            file_name=f"{stem}.toml",
-            mime="application/toml",
-            key=f"dl-toml-{k}",
-            help="The file `zsim simulate` runs",
-        )
-    if rows is not None:
-        cols[1].download_button(
-            "Results (CSV)",
-            to_csv(rows),
-            file_name=f"{stem}.csv",
-            mime="text/csv",
-            key=f"dl-csv-{k}",
-            help="SI base units: bytes, seconds, bytes/s",
-        )
-    if document is not None or rows is not None:
-        cols[2].download_button(
-            "Results (JSON)",
-            to_json(document if document is not None else list(rows or [])),
-            file_name=f"{stem}.json",
-            mime="application/json",
-            key=f"dl-json-{k}",
-            help="SI base units: bytes, seconds, bytes/s",
-        )
+# ---------------------------------------------------------------- the design sidebar's lists
 
 
-# ---------------------------------------------------------------- the design sidebar
-
-
-def _catalog() -> tuple[list[str], list[str], list[str]]:
+def catalog_names() -> tuple[list[str], list[str], list[str]]:
     """Catalog names: data disks (HDD/SSD/NVMe), flash devices (log/cache/special), HBAs."""
     from zsim.hardware.catalog import list_profiles, load_profile
 
@@ -237,36 +110,6 @@ def _catalog() -> tuple[list[str], list[str], list[str]]:
             if kind in ("ssd", "nvme"):
                 flash.append(name)
     return disks, flash, hbas
-
-
-def _init_widgets(d: model.Design) -> None:
-    """Seed the widgets' session state from a design (the URL's, once per session)."""
-    ss = st.session_state
-    ss["w_disk"] = d.disk
-    ss["w_disks"] = d.disks
-    ss["w_layout"] = d.layout
-    ss["w_hba"] = d.hba or "(none)"
-    ss["w_support"] = d.support_device
-    ss["w_ram"] = d.ram
-    ss["w_cpu"] = d.cpu_cores
-    ss["w_zfs"] = d.zfs_version or "current"
-    ss["w_rs"] = d.recordsize
-    ss["w_ashift"] = d.ashift
-    ss["w_comp"] = d.compression
-    ss["w_ratio"] = d.compress_ratio
-    ss["w_sync"] = d.sync
-    ss["w_fill"] = round(d.fill * 100)
-    ss["w_price"] = d.price_usd
-    ss["w_workloads"] = list(d.workloads)
-    ss["w_c_rw"] = d.custom.rw
-    ss["w_c_bs"] = _size_text(d.custom.bs)
-    ss["w_c_jobs"] = d.custom.numjobs
-    ss["w_c_qd"] = d.custom.iodepth
-    ss["w_c_mix"] = d.custom.rwmixread
-    ss["w_c_sync"] = d.custom.sync
-    cd = dict(d.custom_disk)
-    for key, default in CUSTOM_DISK_DEFAULTS.items():
-        ss[f"w_cd_{key}"] = str(cd.get(key, default))
 
 
 #: the custom disk's fields and their defaults (an IronWolf-like 12 TB 7200 rpm drive)
@@ -286,196 +129,8 @@ HDD_FIELDS = ("capacity", "rpm", "max_sustained", "min_sustained", "avg_seek")
 FLASH_FIELDS = ("capacity", "read_bw", "write_bw", "read_iops", "write_iops")
 
 
-def _size_text(n: int) -> str:
+def size_text(n: int) -> str:
     for unit, mult in (("M", 2**20), ("K", 2**10)):
         if n % mult == 0:
             return f"{n // mult}{unit}"
     return str(n)
-
-
-def _custom_disk_table() -> tuple[tuple[str, Any], ...]:
-    ss = st.session_state
-    kind = ss["w_cd_kind"]
-    fields = HDD_FIELDS if kind == "hdd" else FLASH_FIELDS
-    out: list[tuple[str, Any]] = [("kind", kind)]
-    for f in fields:
-        text = str(ss[f"w_cd_{f}"]).strip()
-        value: Any = text
-        if f in ("rpm", "read_iops", "write_iops"):
-            try:
-                value = int(float(text))
-            except ValueError:
-                raise ZsimError(f"custom disk: {f} {text!r} must be a whole number") from None
-        out.append((f, value))
-    return tuple(out)
-
-
-def design_sidebar() -> model.Design | None:
-    """Draw the design inputs in the sidebar (shared by every page) and return the design,
-    or ``None`` after showing an error that names the fix."""
-    ss = st.session_state
-    if not ss.get(LOADED_KEY):
-        d, problems = model.design_from_query(st.query_params.to_dict())
-        _init_widgets(d)
-        ss["zsim_query_problems"] = problems
-        ss[LOADED_KEY] = True
-    disks, flash, hbas = _catalog()
-    sb = st.sidebar
-    sb.header("Design")
-    sb.selectbox(
-        "Disk model",
-        [*disks, model.CUSTOM],
-        key="w_disk",
-        help="From the catalog (models/), or define your own",
-    )
-    if ss["w_disk"] == model.CUSTOM:
-        with sb.expander("Custom disk", expanded=True):
-            st.selectbox("Kind", ["hdd", "ssd", "nvme"], key="w_cd_kind")
-            fields = HDD_FIELDS if ss["w_cd_kind"] == "hdd" else FLASH_FIELDS
-            for f in fields:
-                st.text_input(f.replace("_", " "), key=f"w_cd_{f}")
-    sb.number_input("Number of disks", min_value=1, max_value=240, step=1, key="w_disks")
-    with sb.expander("Layout pickers"):
-        kind = st.selectbox(
-            "vdev type",
-            ["raidz2", "raidz1", "raidz3", "mirror", "stripe", "draid1", "draid2", "draid3"],
-            key="w_pick_kind",
-        )
-        width = st.number_input(
-            "Disks per vdev (dRAID: data + parity per group)",
-            min_value=1,
-            max_value=64,
-            value=8,
-            key="w_pick_width",
-        )
-        if st.button("Use this layout", key="w_pick_apply"):
-            try:
-                ss["w_layout_next"] = model.picker_layout(kind, int(width), int(ss["w_disks"]))
-                st.rerun()
-            except ZsimError as err:
-                st.error(str(err))
-    if "w_layout_next" in ss:  # a picker's layout, applied before the text box is drawn
-        ss["w_layout"] = ss.pop("w_layout_next")
-    sb.text_input(
-        "Layout",
-        key="w_layout",
-        help="Compact (`2x raidz2 6`, `4x mirror 2 log mirror 2`, `draid2:4d:1s:8c`) or the "
-        "`zpool create` form (`raidz2 sda sdb ...`). Spares, log, cache and special vdevs "
-        "follow the data vdevs.",
-    )
-    with sb.expander("Hardware"):
-        st.selectbox("HBA", ["(none)", *hbas], key="w_hba")
-        st.selectbox(
-            "Log / cache / special device",
-            flash,
-            key="w_support",
-            help="Used when the layout has log, cache or special vdevs",
-        )
-        st.text_input("RAM", key="w_ram", help="e.g. 64GiB")
-        st.number_input("CPU cores", min_value=1, max_value=512, step=1, key="w_cpu")
-        st.selectbox(
-            "OpenZFS release",
-            ["current", "2.4", "2.3", "2.2", "2.1", "2.0", "0.8", "0.7"],
-            key="w_zfs",
-        )
-    with sb.expander("Dataset"):
-        st.selectbox(
-            "recordsize",
-            list(model.RECORDSIZES),
-            key="w_rs",
-            help="auto: each workload's usual recordsize (16K for VMs, 8K for "
-            "databases, 1M for media and backups)",
-        )
-        st.selectbox("ashift", [9, 12, 13, 14], key="w_ashift")
-        st.selectbox("compression", list(model.COMPRESSION), key="w_comp")
-        if ss["w_comp"] != "off":
-            st.number_input(
-                "compression ratio", min_value=1.0, max_value=10.0, step=0.1, key="w_ratio"
-            )
-        st.selectbox("sync", list(model.SYNC), key="w_sync")
-        st.slider("Pool fill for resilver (%)", 1, 100, key="w_fill")
-    sb.number_input(
-        "Price per disk (USD)",
-        min_value=0.0,
-        step=10.0,
-        key="w_price",
-        value=None,
-        placeholder="enter to see costs",
-        help="What you pay per disk; costs are not shown without it",
-    )
-    sb.multiselect(
-        "Workloads",
-        [*model.PRESET_LABELS, model.CUSTOM],
-        format_func=lambda w: model.PRESET_LABELS.get(w, "Custom (fio-like)"),
-        key="w_workloads",
-    )
-    if model.CUSTOM in ss["w_workloads"]:
-        with sb.expander("Custom workload", expanded=True):
-            st.selectbox("rw", list(model.FIO_RW), key="w_c_rw")
-            st.text_input("bs", key="w_c_bs", help="e.g. 4K, 64K, 1M")
-            st.number_input("numjobs", min_value=1, max_value=256, key="w_c_jobs")
-            st.number_input("iodepth", min_value=1, max_value=1024, key="w_c_qd")
-            st.number_input("rwmixread (%)", min_value=0, max_value=100, key="w_c_mix")
-            st.checkbox("O_SYNC writes", key="w_c_sync")
-    for problem in ss.get("zsim_query_problems", []):
-        sb.warning(problem)
-    ss[DESIGN_KEY] = None  # no page may show the figures of an earlier, valid design
-    with guard("design"):
-        design = read_design()
-        design.check()
-        ss[DESIGN_KEY] = design
-    result: model.Design | None = ss[DESIGN_KEY]
-    return result
-
-
-def read_design() -> model.Design:
-    """The design the sidebar's widgets describe (raises :class:`ZsimError` on bad text)."""
-    ss = st.session_state
-    bs_text = str(ss["w_c_bs"]).strip()
-    custom = model.CustomWorkload(
-        rw=ss["w_c_rw"],
-        bs=parse_size(bs_text),
-        numjobs=int(ss["w_c_jobs"]),
-        iodepth=int(ss["w_c_qd"]),
-        rwmixread=int(ss["w_c_mix"]),
-        sync=bool(ss["w_c_sync"]),
-    )
-    price = ss.get("w_price")
-    return model.Design(
-        disk=ss["w_disk"],
-        disks=int(ss["w_disks"]),
-        layout=str(ss["w_layout"]).strip(),
-        hba="" if ss["w_hba"] == "(none)" else ss["w_hba"],
-        support_device=ss["w_support"],
-        ram=str(ss["w_ram"]).strip(),
-        cpu_cores=int(ss["w_cpu"]),
-        zfs_version="" if ss["w_zfs"] == "current" else ss["w_zfs"],
-        recordsize=ss["w_rs"],
-        ashift=int(ss["w_ashift"]),
-        compression=ss["w_comp"],
-        compress_ratio=float(ss["w_ratio"]),
-        sync=ss["w_sync"],
-        fill=int(ss["w_fill"]) / 100,
-        price_usd=None if price is None else float(price),
-        workloads=tuple(ss["w_workloads"]),
-        custom=custom,
-        custom_disk=_custom_disk_table() if ss["w_disk"] == model.CUSTOM else (),
-    )
-
-
-def sync_query(design: model.Design | None, extra: Mapping[str, str] | None = None) -> None:
-    """Write the design (and a page's own inputs) into the URL's query string. While the
-    sidebar holds an invalid design the link keeps the last valid one."""
-    if design is None:
-        return
-    params = model.design_to_query(design)
-    if extra:
-        params.update({k: str(v) for k, v in extra.items()})
-    current = st.query_params.to_dict()
-    if current != params:
-        st.query_params.from_dict(params)
-
-
-def page_param(key: str, default: str) -> str:
-    """A page's own query-string input (read once per session into its widget)."""
-    return str(st.query_params.get(key, default))

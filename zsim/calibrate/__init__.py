@@ -3,7 +3,8 @@
 ``plan`` writes fio job files and dd commands for a target; ``run`` executes them with the real
 tools and stores each result atomically; :mod:`~zsim.calibrate.fio`, :mod:`~zsim.calibrate.dd`
 and :mod:`~zsim.calibrate.zpool` parse tool output into :class:`Measurement` objects;
-``fit`` turns them into a catalog profile; ``validation`` predicts what was measured.
+``fit`` turns them into a catalog profile; :mod:`zsim.validation.profile` predicts what was
+measured (``validate_measurements`` is re-exported here).
 """
 
 from typing import Any
@@ -32,7 +33,7 @@ _LAZY = {
     "read_plan": "zsim.calibrate.plan",
     "write_plan": "zsim.calibrate.plan",
     "run_plan": "zsim.calibrate.run",
-    "validate_measurements": "zsim.calibrate.validation",
+    "validate_measurements": "zsim.validation.profile",
 }
 
 

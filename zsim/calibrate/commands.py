@@ -1,11 +1,15 @@
-"""The ``zsim calibrate plan|run|fit`` and ``zsim validate --profile`` commands: argument
-handling and text output only; the work is done by the API modules beside this one."""
+"""The ``zsim calibrate plan|run|fit`` and ``zsim validate --profile`` commands: option
+parsing and text output only; the work is done by the API modules beside this one.
+
+Each command takes its options as typed keyword arguments, the option texts as given on the
+command line (``size="4GiB"``); :mod:`zsim.cli` maps its parsed arguments onto them. Each
+returns ``(data, text)``: the JSON document and the text report."""
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,36 +30,57 @@ def _depths(text: str | None, what: str) -> tuple[int, ...] | None:
     return depths
 
 
-def plan_command(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+def plan_command(
+    *,
+    target: str,
+    out: str | Path,
+    kind: str = "single-disk",
+    destroy_data: bool = False,
+    size: str | None = None,
+    runtime: str | None = None,
+    ramp: str | None = None,
+    depths: str | None = None,
+    large_depths: str | None = None,
+    long_write: str | None = None,
+    rate: str | None = None,
+    rate_iops: str | None = None,
+    no_writes: bool = False,
+    no_dd: bool = False,
+) -> tuple[dict[str, Any], str]:
+    """``zsim calibrate plan``: write the fio jobs and dd commands that measure ``target``.
+
+    ``size``, ``long_write`` are sizes (``"4GiB"``), ``runtime``, ``ramp`` times (``"20s"``),
+    ``rate`` a rate (``"200MB/s"``), ``depths``/``large_depths`` queue depths (``"1,4,32"``),
+    ``rate_iops`` a whole number as text; ``None`` (or empty) keeps the plan's default."""
     from zsim.calibrate.plan import PlanOptions, make_plan, write_plan
 
-    changes: dict[str, Any] = {"kind": args.kind, "allow_destroy": args.destroy_data}
-    if args.size:
-        changes["size"] = parse_size(args.size)
-    if args.runtime:
-        changes["runtime_s"] = parse_time(args.runtime)
-    if args.ramp:
-        changes["ramp_s"] = parse_time(args.ramp)
-    if (d := _depths(args.depths, "--depths")) is not None:
+    changes: dict[str, Any] = {"kind": kind, "allow_destroy": destroy_data}
+    if size:
+        changes["size"] = parse_size(size)
+    if runtime:
+        changes["runtime_s"] = parse_time(runtime)
+    if ramp:
+        changes["ramp_s"] = parse_time(ramp)
+    if (d := _depths(depths, "--depths")) is not None:
         changes["depths_4k"] = d
-    if (d := _depths(args.large_depths, "--large-depths")) is not None:
+    if (d := _depths(large_depths, "--large-depths")) is not None:
         changes["depths_large"] = d
-    if args.long_write:
-        changes["long_write_bytes"] = parse_size(args.long_write)
-    if args.rate:
-        changes["rate_bw"] = parse_rate(args.rate)
-    if args.rate_iops:
+    if long_write:
+        changes["long_write_bytes"] = parse_size(long_write)
+    if rate:
+        changes["rate_bw"] = parse_rate(rate)
+    if rate_iops:
         try:
-            changes["rate_iops"] = int(args.rate_iops)
+            changes["rate_iops"] = int(rate_iops)
         except ValueError:
-            raise ZsimError(f"--rate-iops {args.rate_iops!r}: give a whole number") from None
-    if args.no_writes:
+            raise ZsimError(f"--rate-iops {rate_iops!r}: give a whole number") from None
+    if no_writes:
         changes["include_writes"] = False
-    if args.no_dd:
+    if no_dd:
         changes["include_dd"] = False
     options = PlanOptions(**changes)
-    plan = make_plan(args.target, options)
-    out = write_plan(plan, args.out)
+    plan = make_plan(target, options)
+    out = write_plan(plan, out)
     for warning in plan.warnings:
         sys.stderr.write(f"zsim: warning: {warning}\n")
     timed = [s for s in plan.steps if s.tool == "fio"]
@@ -81,11 +106,15 @@ def plan_command(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     return data, "\n".join(lines)
 
 
-def run_command(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+def run_command(
+    *, plan_dir: str | Path, fio: str | None = None, only: str | None = None
+) -> tuple[dict[str, Any], str]:
+    """``zsim calibrate run``: run a plan with the real fio and dd; ``only`` names steps
+    (comma-separated) to run, ``fio`` the fio binary (default: fio on PATH)."""
     from zsim.calibrate.run import run_plan, text_progress
 
-    only = [x.strip() for x in args.only.split(",")] if args.only else None
-    summary = run_plan(args.plan_dir, fio=args.fio, progress=text_progress(sys.stderr), only=only)
+    steps = [x.strip() for x in only.split(",")] if only else None
+    summary = run_plan(plan_dir, fio=fio, progress=text_progress(sys.stderr), only=steps)
     data = {
         "plan_dir": str(summary.plan_dir),
         "ran": list(summary.ran),
@@ -95,13 +124,15 @@ def run_command(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     }
     text = (
         f"ran {len(summary.ran)} steps, skipped {len(summary.skipped)} already done, in "
-        f"{format_time(summary.seconds)}; results in {Path(args.plan_dir) / 'results'}\n"
-        f"next: zsim calibrate fit {args.plan_dir} --out calibration/profiles/NAME.toml"
+        f"{format_time(summary.seconds)}; results in {Path(plan_dir) / 'results'}\n"
+        f"next: zsim calibrate fit {plan_dir} --out calibration/profiles/NAME.toml"
     )
     return data, text
 
 
-def _base(items: list[str]) -> dict[str, Any]:
+def parse_base_items(items: Sequence[str]) -> dict[str, Any]:
+    """``KEY=VALUE`` texts (``--base pcie_gen=4``) → profile keys; a value is read as TOML
+    (``4`` → 4, ``true`` → True) and kept as text when it is not TOML."""
     import tomllib
 
     base: dict[str, Any] = {}
@@ -116,37 +147,50 @@ def _base(items: list[str]) -> dict[str, Any]:
     return base
 
 
-def fit_command(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+def fit_command(
+    *,
+    results: Sequence[str | Path],
+    out: str,
+    name: str | None = None,
+    kind: str | None = None,
+    device_size: str | None = None,
+    cpu_ghz: float = 3.0,
+    scenario: str | None = None,
+    base: Sequence[str] = (),
+) -> tuple[dict[str, Any], str]:
+    """``zsim calibrate fit``: fit a device profile to fio/dd ``results`` and write it to
+    ``out`` (a .toml path); with ``scenario``, fit the host's CPU-cost multipliers instead
+    (:func:`host_fit_command`). ``base`` holds ``KEY=VALUE`` profile keys the data cannot
+    give (:func:`parse_base_items`), ``device_size`` a size as text."""
     from zsim.calibrate.fit import fit_device, profile_toml
     from zsim.calibrate.load import load_results
 
-    out = Path(args.out)
-    if out.suffix != ".toml":
-        raise ZsimError(f"--out {args.out!r}: a profile is a .toml file")
-    if args.scenario:
-        return host_fit_command(args, out)
-    if not out.parent.is_dir():
-        raise ZsimError(f"--out {args.out!r}: folder {str(out.parent)!r} does not exist")
-    loaded = load_results(args.results)
+    path = Path(out)
+    if path.suffix != ".toml":
+        raise ZsimError(f"--out {out!r}: a profile is a .toml file")
+    if scenario:
+        return host_fit_command(results=results, scenario=scenario, out=out)
+    if not path.parent.is_dir():
+        raise ZsimError(f"--out {out!r}: folder {str(path.parent)!r} does not exist")
+    loaded = load_results(results)
     if not loaded.measurements:
         raise ZsimError(
             "no fio or dd measurements among the files (zpool/arcstat logs alone describe a "
             "pool, not a device); give the results of 'zsim calibrate run'"
         )
-    name = args.name or out.stem
     fit = fit_device(
         loaded.measurements,
-        name=name,
-        kind=args.kind,
-        device_bytes=parse_size(args.device_size) if args.device_size else None,
-        ghz=args.cpu_ghz,
-        base=_base(args.base),
+        name=name or path.stem,
+        kind=kind,
+        device_bytes=parse_size(device_size) if device_size else None,
+        ghz=cpu_ghz,
+        base=parse_base_items(base),
     )
     when = time.strftime("%Y-%m-%d")
-    atomic_write_text(out, profile_toml(fit, inputs=loaded.files, when=f"on {when}"))
+    atomic_write_text(path, profile_toml(fit, inputs=loaded.files, when=f"on {when}"))
     pool_logs, pool_text = pool_log_summary(loaded)
-    data = fit.to_dict() | {"profile_file": str(out), "pool_logs": pool_logs}
-    return data, fit_text(fit) + pool_text + f"\nprofile written to {out}"
+    data = fit.to_dict() | {"profile_file": str(path), "pool_logs": pool_logs}
+    return data, fit_text(fit) + pool_text + f"\nprofile written to {path}"
 
 
 def pool_log_summary(loaded: Any) -> tuple[dict[str, Any], str]:
@@ -229,33 +273,45 @@ def fit_text(fit: Any) -> str:
     return "\n".join(lines)
 
 
-def validate_command(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+def validate_command(
+    *,
+    profile: str,
+    sets: Sequence[str | Path],
+    scenario: str | None = None,
+    no_loo: bool = False,
+    engine: str = "des",
+    seed: int = 1,
+    plot: str | None = None,
+) -> tuple[dict[str, Any], str]:
+    """``zsim validate --profile NAME RESULTS…``: predict every fio/dd result in ``sets``
+    with the profile (on ``scenario``'s pool, else the bare device) and compare; leave-one-out
+    refits unless ``no_loo``; ``plot`` a PNG path to write predicted vs measured to."""
     from zsim.calibrate.fit import fit_device
     from zsim.calibrate.load import load_results
-    from zsim.calibrate.validation import validate_measurements
     from zsim.hardware.catalog import load_profile
+    from zsim.validation.profile import validate_measurements
 
-    if not args.sets:
+    if not sets:
         raise ZsimError("--profile needs result files or folders to validate against")
-    profile = load_profile(args.profile)
-    loaded = load_results(args.sets)
+    prof = load_profile(profile)
+    loaded = load_results(sets)
     if not loaded.measurements:
         raise ZsimError("no fio or dd measurements among the files to validate against")
     base = None
-    if args.scenario:
+    if scenario:
         from zsim.scenario import load_scenario
 
-        base = load_scenario(args.scenario)
+        base = load_scenario(scenario)
     fit = None
-    device_bytes = profile.size_bytes
-    if not args.no_loo and base is None:
+    device_bytes = prof.size_bytes
+    if not no_loo and base is None:
         try:
             fit = fit_device(
                 loaded.measurements,
-                name=profile.name,
-                kind=profile.kind,
+                name=prof.name,
+                kind=prof.kind,
                 device_bytes=device_bytes,
-                base=_profile_base(profile),
+                base=_profile_base(prof),
             )
         except ZsimError as err:
             sys.stderr.write(f"zsim: note: no leave-one-out ({err})\n")
@@ -266,24 +322,22 @@ def validate_command(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
             sys.stderr.flush()
 
     val = validate_measurements(
-        profile,
+        prof,
         loaded.measurements,
         device_bytes=device_bytes,
         base=base,
         fit=fit,
-        engine=args.engine,
-        seed=args.seed,
+        engine=engine,
+        seed=seed,
         progress=progress,
     )
     if sys.stderr.isatty():
         sys.stderr.write("\n")
-    if args.plot:
+    if plot:
         from zsim.calibrate.plot import plot_validation
 
-        plot_validation(val, args.plot)
-    return val.to_dict(), validation_text(val) + (
-        f"\nplot written to {args.plot}" if args.plot else ""
-    )
+        plot_validation(val, plot)
+    return val.to_dict(), validation_text(val) + (f"\nplot written to {plot}" if plot else "")
 
 
 def _profile_base(profile: Any) -> dict[str, Any]:
@@ -337,19 +391,22 @@ def validation_text(val: Any) -> str:
     return "\n".join(lines)
 
 
-def host_fit_command(args: argparse.Namespace, out: Path) -> tuple[dict[str, Any], str]:
+def host_fit_command(
+    *, results: Sequence[str | Path], scenario: str, out: str, seed: int = 1
+) -> tuple[dict[str, Any], str]:
     """``zsim calibrate fit RESULTS --scenario POOL.toml --out FITTED.toml``: pool-level runs
     → the host's CPU-cost multipliers (:mod:`zsim.calibrate.host_fit`), written as the
     scenario with ``hardware.cpu_io_cost_scale``/``cpu_byte_cost_scale`` set."""
     from zsim.calibrate.host_fit import PoolCase, fit_host_costs, with_multipliers
     from zsim.calibrate.load import load_results
-    from zsim.calibrate.validation import job_scenario
     from zsim.scenario import load_scenario
+    from zsim.validation.profile import job_scenario
 
-    if not out.parent.is_dir():
-        raise ZsimError(f"--out {args.out!r}: folder {str(out.parent)!r} does not exist")
-    sc = load_scenario(args.scenario)
-    loaded = load_results(args.results)
+    path = Path(out)
+    if not path.parent.is_dir():
+        raise ZsimError(f"--out {out!r}: folder {str(path.parent)!r} does not exist")
+    sc = load_scenario(scenario)
+    loaded = load_results(results)
     cases = []
     for m in loaded.measurements:
         if not m.ok or m.purpose == "prepare":
@@ -363,10 +420,10 @@ def host_fit_command(args: argparse.Namespace, out: Path) -> tuple[dict[str, Any
                 measured_bytes_per_s=m.direction().bytes_per_s,
             )
         )
-    fit = fit_host_costs(cases, seed=getattr(args, "seed", 1) or 1)
+    fit = fit_host_costs(cases, seed=seed or 1)
     fitted = with_multipliers(sc, fit.values)
     header = [
-        f"# {sc.name or Path(args.scenario).stem}: CPU-cost multipliers fitted by 'zsim calibrate "
+        f"# {sc.name or Path(scenario).stem}: CPU-cost multipliers fitted by 'zsim calibrate "
         f"fit --scenario' to {len(cases)} pool-level runs ({fit.message})",
     ]
     for p in fit.parameters:
@@ -377,6 +434,6 @@ def host_fit_command(args: argparse.Namespace, out: Path) -> tuple[dict[str, Any
         f"{format_rate(r.predicted)} ({r.error:+.1%}; {r.error_start:+.1%} before)"
         for r in fit.residuals
     )
-    atomic_write_text(out, "\n".join(header) + "\n" + fitted.to_toml())
+    atomic_write_text(path, "\n".join(header) + "\n" + fitted.to_toml())
     text = "\n".join(line.removeprefix("# ") for line in header)
-    return fit.to_dict() | {"scenario_file": str(out)}, text + f"\nscenario written to {out}"
+    return fit.to_dict() | {"scenario_file": str(path)}, text + f"\nscenario written to {path}"

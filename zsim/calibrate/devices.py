@@ -91,7 +91,8 @@ def _read_flag(path: Path) -> bool | None:
     return None if value is None else value != 0
 
 
-def _read_text(path: str | Path) -> str:
+def read_text_or_empty(path: str | Path) -> str:
+    """The file's text (undecodable bytes replaced), or "" when it cannot be read."""
     try:
         return Path(path).read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -259,8 +260,8 @@ def block_device_problems(
     cannot be read is reported too (its contents are unknown).
     """
     names = [name, *partitions(name, sys_class_block)]
-    mounts = _read_text(PROC_MOUNTS) if mounts_text is None else mounts_text
-    swaps = _read_text(PROC_SWAPS) if swaps_text is None else swaps_text
+    mounts = read_text_or_empty(PROC_MOUNTS) if mounts_text is None else mounts_text
+    swaps = read_text_or_empty(PROC_SWAPS) if swaps_text is None else swaps_text
     problems = mount_uses(names, mounts) + swap_uses(names, swaps)
     for each in names:
         problems += holder_uses(each, sys_class_block)
@@ -273,11 +274,12 @@ def block_device_problems(
             problems.append(f"cannot read {path} to look for a filesystem ({err.strerror})")
             continue
         if found:
-            problems.append(f"{path} holds {_article(found)} signature")
+            problems.append(f"{path} holds {with_article(found)} signature")
     return problems
 
 
-def _article(found: str) -> str:
+def with_article(found: str) -> str:
+    """``found`` with "a" or "an" before it (by its first letter)."""
     return f"an {found}" if found[:1].lower() in "aeiou" else f"a {found}"
 
 

@@ -6,7 +6,9 @@ Parameters are fitted in log space (all are positive scales) with
 :func:`scipy.optimize.least_squares` (trust-region reflective). Standard errors come from
 the Jacobian at the solution: ``cov = s² (JᵀJ)⁻¹`` with ``s² = Σr² / (m − n)`` (the usual
 Gauss-Newton estimate, e.g. Bates & Watts, *Nonlinear Regression Analysis*, §2.3); in log
-space ``√cov_jj`` is the relative standard error of parameter *j*.
+space ``√cov_jj`` is the relative standard error of parameter *j*. The solver, Jacobian and
+standard errors are :mod:`zsim.calibrate.least_squares`, shared with
+:mod:`zsim.calibrate.host_fit`.
 
 What each parameter is fitted from (a parameter no measurement constrains is kept at its
 initial estimate and reported as not fitted):
@@ -38,7 +40,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
-from scipy.optimize import least_squares
 
 from zsim.calibrate.forward import (
     finite,
@@ -50,6 +51,12 @@ from zsim.calibrate.forward import (
     outstanding,
     predict_iops,
     queued_random_read,
+)
+from zsim.calibrate.least_squares import (
+    central_jacobian,
+    log_residual,
+    solve,
+    standard_errors,
 )
 from zsim.calibrate.measurement import Measurement
 from zsim.errors import ZsimError
@@ -79,6 +86,14 @@ rpm (bounds keep the optimizer out of regions where a parameter stops mattering)
 MIN_DOF = 1
 """Measurements beyond the number of fitted parameters that a fit needs to estimate its
 residual variance (and so the standard errors)."""
+
+JACOBIAN_STEP = 0.01
+"""Central-difference step of the Jacobian in log-parameter space (1 %: the predictors are
+smooth between the kinks of their min()/max() terms)."""
+
+LIVE_FLOOR = 1e-4
+"""A parameter some measurement's log residual moves by more than this per unit of log
+parameter is constrained (at the start: fitted; at the solution: given a standard error)."""
 
 
 @dataclass(frozen=True)
@@ -270,12 +285,12 @@ def _solve(
         out = np.empty(len(rows))
         for j, i in enumerate(rows):
             p = pred[i]
-            out[j] = math.log(p / meas[j]) if finite(p) else 10.0
+            out[j] = log_residual(p, meas[j]) if finite(p) else 10.0
         return out
 
     # which parameters the measurements constrain: a column of the Jacobian at the start
-    jac0 = _jacobian(residuals, x0)
-    active = [j for j in range(len(names)) if np.max(np.abs(jac0[:, j])) > 1e-4]
+    jac0 = central_jacobian(residuals, x0, JACOBIAN_STEP)
+    active = [j for j in range(len(names)) if np.max(np.abs(jac0[:, j])) > LIVE_FLOOR]
     for j, n in enumerate(names):
         if j not in active:
             problem.notes.setdefault(n, "no measurement constrains it: initial estimate kept")
@@ -297,18 +312,13 @@ def _solve(
         # global stage on the jump-free predictor, then polish on the exact one from there
         best = None
         for start in starts:
-            trial = least_squares(
-                sub, start, bounds=(low, high), method="trf", args=(problem.smooth,),
-                xtol=1e-10, ftol=1e-10,
-            )  # fmt: skip
+            trial = solve(sub, start, (low, high), args=(problem.smooth,), xtol=1e-10, ftol=1e-10)
             if best is None or trial.cost < best.cost:
                 best = trial
         starts = [best.x, *starts] if best is not None else starts
     fit = None
     for start in starts:
-        trial = least_squares(
-            sub, start, bounds=(low, high), method="trf", x_scale=1.0, xtol=1e-10, ftol=1e-10
-        )
+        trial = solve(sub, start, (low, high), x_scale=1.0, xtol=1e-10, ftol=1e-10)
         if trial.status > 0 and (fit is None or trial.cost < fit.cost):
             fit = trial
         elif fit is None:
@@ -323,34 +333,26 @@ def _solve(
     x = x0.copy()
     x[active] = fit.x
     values = {n: float(v) for n, v in zip(names, np.exp(x), strict=True)}
-    jac = _jacobian(sub, fit.x)
+    jac = central_jacobian(sub, fit.x, JACOBIAN_STEP)
     dof = len(rows) - len(active)
-    s2 = float(fit.fun @ fit.fun) / dof
     stderr: dict[str, float | None] = dict.fromkeys(names)
     # parameters no measurement depends on at the solution (every run that uses them is
     # bounded by another limit there, e.g. a latency under a rate cap) get no error
-    live = [k for k in range(len(active)) if np.max(np.abs(jac[:, k])) > 1e-4]
-    cov = None
-    if live:
-        sub_jac = jac[:, live]
-        info = sub_jac.T @ sub_jac
-        if np.linalg.cond(info) < 1e12:
-            cov = np.linalg.inv(info) * s2
+    errors = standard_errors(jac, float(fit.fun @ fit.fun), dof, LIVE_FLOOR)
     spread = None
-    if cov is not None and not quick:
+    if errors.cov is not None and not quick:
         spread = _bootstrap(sub, fit.x, fit.fun, meas, (low, high), dof)
     for k, j in enumerate(active):
         name = names[j]
-        if k not in live:
+        if k not in errors.live:
             problem.notes.setdefault(
                 name, "no measurement depends on it at the fit (bounded by another limit)"
             )
             continue
-        if cov is None:
+        rel = errors.stderr(k)
+        if rel is None:
             problem.notes[name] = "not identifiable from these measurements (singular fit)"
             continue
-        var = cov[live.index(k), live.index(k)]
-        rel = math.sqrt(max(var, 0.0))
         if spread is not None:
             rel = max(rel, float(spread[k]))
         error = float(values[name] * rel)
@@ -407,7 +409,7 @@ def _bootstrap(
         for _ in range(BOOTSTRAP_FITS):
             # r = log(pred/meas) → meas* = pred / exp(r*) = meas · exp(r̂ − r*)
             meas[:] = original * np.exp(r_hat - rng.choice(scaled, size=m))
-            refit = least_squares(sub, x_hat, bounds=bounds, method="trf", xtol=1e-8, ftol=1e-8)
+            refit = solve(sub, x_hat, bounds, xtol=1e-8, ftol=1e-8)
             if refit.status > 0:
                 draws.append(refit.x)
     finally:
@@ -415,19 +417,6 @@ def _bootstrap(
     if len(draws) < BOOTSTRAP_FITS // 2:
         return None
     return np.std(np.array(draws), axis=0, ddof=1)
-
-
-def _jacobian(f: Callable[[np.ndarray], np.ndarray], x: np.ndarray) -> np.ndarray:
-    """Central differences in log-parameter space (step 1 %: the predictors are smooth
-    between the kinks of their min()/max() terms)."""
-    h = 0.01
-    cols = []
-    for j in range(len(x)):
-        up, down = x.copy(), x.copy()
-        up[j] += h
-        down[j] -= h
-        cols.append((f(up) - f(down)) / (2 * h))
-    return np.column_stack(cols) if cols else np.zeros((len(f(x)), 0))
 
 
 # ---------------------------------------------------------------- flash

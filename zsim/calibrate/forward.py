@@ -3,8 +3,8 @@
 The fit (:mod:`zsim.calibrate.fit`) evaluates these thousands of times, so they are pure
 functions of the same sub-models the discrete-event engine runs (:mod:`zsim.hardware.hdd`,
 :mod:`zsim.hardware.flash`), not a second copy of the physics: the DES's raw-device path
-(``raw N`` in :mod:`zsim.des.blockfs`) adds only the host's per-call CPU time
-(:data:`zsim.des.costs.SYSCALL_S`), the link transfer and the block layer's 32-command queue,
+(``raw N`` in :mod:`zsim.des.linux.blockfs`) adds only the host's per-call CPU time
+(:data:`zsim.machine.costs.SYSCALL_S`), the link transfer and the block layer's 32-command queue,
 and those are added here too. An HDD's queued random reads, whose gain comes from
 shortest-access-time-first scheduling, have no closed form: :func:`hdd_queued_read_iops`
 runs the DES's own device in a closed loop for them (:mod:`zsim.analytic.devices`). Shapes
@@ -21,14 +21,16 @@ import math
 import numpy as np
 
 from zsim.calibrate.measurement import Measurement
-from zsim.des.costs import REFERENCE_GHZ, SYSCALL_S
-from zsim.des.engine import _encoding, _peak, pcie_bytes_per_s
-from zsim.des.mdraid_map import BlockParams
+from zsim.des.linux.mdraid_map import BlockParams
 from zsim.hardware import flash, hdd
 from zsim.hardware.catalog import Profile
-
-SATA_LINE_RATE = 750e6
-"""SATA 6 Gb/s line rate, bytes/s, as the engine assumes when a profile gives none."""
+from zsim.machine.costs import REFERENCE_GHZ, SYSCALL_S
+from zsim.machine.links import (
+    SATA_LINE_RATE,
+    device_peak_rates,
+    line_payload_rate,
+    pcie_bytes_per_s,
+)
 
 _QUEUE_DEPTH = BlockParams().queue_depth
 _GRID = (np.arange(48) + 0.5) / 48  # midpoints for the mean seek over a region
@@ -49,12 +51,12 @@ def host_time(ghz: float = REFERENCE_GHZ) -> float:
 def link_rate(profile: Profile) -> float:
     """Payload bytes/s of the device's host link as the engine builds it, or ``inf`` when
     the engine leaves the link passive (the device's peak cannot reach it, so the link adds
-    no time: ``zsim.des.engine._mark_passive``)."""
+    no time: :func:`zsim.machine.links.mark_passive`)."""
     if profile.kind in ("hdd", "ssd"):
-        rate = _encoding(profile.link_rate or SATA_LINE_RATE)
+        rate = line_payload_rate(profile.link_rate or SATA_LINE_RATE)
     else:
         rate = pcie_bytes_per_s(profile.pcie_gen or 3, profile.pcie_lanes or 4)
-    peak_bw, _ = _peak(profile)
+    peak_bw, _ = device_peak_rates(profile)
     return math.inf if peak_bw < rate else rate
 
 
@@ -76,18 +78,10 @@ def hdd_region_seek(params: hdd.HddParams, start: float, width: float, is_write:
     The LBAs map to radial positions by :func:`zsim.hardware.hdd.radial_position` (zoned
     recording puts more bytes on outer tracks), then the fitted seek curve; a 48 × 48 grid of
     midpoints integrates it (0.1 % of the closed form over the whole disk)."""
-    f = start + width * _GRID
-    rho = params.rho
-    s = np.sqrt(1.0 - f * (1.0 - rho * rho))
-    x = f * (1.0 + rho) / (1.0 + s)
+    x = hdd.radial_position(params, start + width * _GRID)
     d = np.abs(x[:, None] - x[None, :])
     curve = params.seek_write if is_write else params.seek_read
-    seek = np.where(
-        d * curve.cylinders < 0.5,
-        0.0,
-        np.where(d < curve.x0, curve.a + curve.b * np.sqrt(d), curve.c + curve.e * d),
-    )
-    return float(seek.mean())
+    return float(hdd.seek_time(curve, d).mean())
 
 
 def hdd_iops(
@@ -131,7 +125,7 @@ def queued_random_read(m: Measurement) -> bool:
 def hdd_queued_read_iops(profile: Profile, m: Measurement, device_bytes: int) -> float | None:
     """IOPS of a queued random read run on an HDD, or None for other runs.
 
-    The DES's :class:`zsim.des.hardware.Device` (the same HDD mechanics, SATF over the
+    The DES's :class:`zsim.machine.resources.Device` (the same HDD mechanics, SATF over the
     profile's ``queue_reorder_depth``) in a closed loop with the run's commands outstanding
     over its region (:func:`zsim.analytic.devices.device_table`, seeded and cached), capped
     by the link. The host's per-call time overlaps the other outstanding commands, so it adds

@@ -1,6 +1,6 @@
 """Fit a host's ZFS CPU overheads to pool-level runs: the per-I/O and per-byte cost multipliers.
 
-zsim's CPU costs (:mod:`zsim.des.costs`) are sourced single-core figures at a reference
+zsim's CPU costs (:mod:`zsim.machine.costs`) are sourced single-core figures at a reference
 clock. A real host's kernel, CPU generation or memory can make every per-call, per-record and
 per-I/O cost, or every per-byte cost, larger or smaller by a common factor; the scenario keys
 ``hardware.cpu_io_cost_scale`` and ``hardware.cpu_byte_cost_scale`` carry those factors.
@@ -32,7 +32,8 @@ Method:
   redone from there (``CaseResidual.informative`` says which were held).
 * Standard errors from the Jacobian J at the solution, ``cov = s² (JᵀJ)⁻¹`` with
   ``s² = RSS / (m − n)`` (m cases, n fitted multipliers; the Gauss-Newton estimate, Bates &
-  Watts, *Nonlinear Regression Analysis and Its Applications*, 1988, §2.3, as in
+  Watts, *Nonlinear Regression Analysis and Its Applications*, 1988, §2.3; the solver and
+  the standard errors are :mod:`zsim.calibrate.least_squares`, shared with
   :mod:`zsim.calibrate.fit`). In log space √cov_jj is the relative standard error, so the
   multiplier's is ``value × √cov_jj`` (delta method). s² includes every case's misfit,
   also of cases no multiplier can move, so a case the model gets wrong widens the errors.
@@ -51,8 +52,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-from scipy.optimize import OptimizeResult, least_squares
+from scipy.optimize import OptimizeResult
 
+from zsim.calibrate.least_squares import forward_jacobian, log_residual, solve, standard_errors
 from zsim.errors import ZsimError
 from zsim.scenario import Scenario
 from zsim.simulate import simulate
@@ -344,7 +346,7 @@ class _Objective:
         """log(predicted ÷ measured) of one case at ``values``, or its held constant."""
         if case.name in self.held:
             return self.held[case.name]
-        return math.log(self.predict_one(values, case).rate / case.measured_bytes_per_s)
+        return log_residual(self.predict_one(values, case).rate, case.measured_bytes_per_s)
 
     def residuals(self, names: Sequence[str], theta: np.ndarray) -> np.ndarray:
         """The residual of every case with ``names`` at exp(``theta``)."""
@@ -406,7 +408,7 @@ def _moved(objective: _Objective, names: Sequence[str], theta: np.ndarray) -> li
         for case in objective.cases
         if case.name in objective.held
         and abs(
-            math.log(objective.predict_one(values, case).rate / case.measured_bytes_per_s)
+            log_residual(objective.predict_one(values, case).rate, case.measured_bytes_per_s)
             - objective.held[case.name]
         )
         > floor
@@ -419,25 +421,17 @@ def _jacobian(
     """Forward differences of the residuals with an absolute step of :data:`DIFF_STEP` in
     each log multiplier (backwards at the upper bound). scipy's ``diff_step`` is relative
     to the parameter, which is 0 at the start (multiplier 1.0): it would step by ~1e-8."""
-    base = objective.residuals(names, theta)
-    jac = np.empty((len(base), len(names)))
-    for k in range(len(names)):
-        step = DIFF_STEP if theta[k] + DIFF_STEP <= high[k] else -DIFF_STEP
-        moved = theta.copy()
-        moved[k] += step
-        jac[:, k] = (objective.residuals(names, moved) - base) / step
-    return jac
+    return forward_jacobian(lambda t: objective.residuals(names, t), theta, DIFF_STEP, high)
 
 
 def _solve(objective: _Objective, names: Sequence[str], x0: np.ndarray) -> OptimizeResult:
     """Least squares over the log multipliers ``names`` from ``x0``; refuses non-convergence."""
     low, high = (np.full(len(names), math.log(b)) for b in BOUNDS)
-    res = least_squares(
+    res = solve(
         lambda theta: objective.residuals(names, theta),
         np.clip(x0, low, high),
+        (low, high),
         jac=lambda theta: _jacobian(objective, names, theta, high),
-        bounds=(low, high),
-        method="trf",
         ftol=FTOL,
         xtol=XTOL,
         max_nfev=MAX_NFEV,
@@ -465,24 +459,16 @@ def _solve_releasing(objective: _Objective, names: Sequence[str], x0: np.ndarray
 
 def _log_stderrs(res: OptimizeResult, m: int) -> list[tuple[float | None, str]]:
     """Per fitted parameter: √(s² (JᵀJ)⁻¹)_jj of its log multiplier, or ``None`` and why."""
-    jac = np.asarray(res.jac, dtype=float)
-    n = jac.shape[1]
-    live = [k for k in range(n) if np.max(np.abs(jac[:, k])) > SENSITIVITY_FLOOR]
+    n = np.shape(res.jac)[1]
+    # res.cost is RSS / 2
+    errors = standard_errors(res.jac, 2.0 * float(res.cost), m - n, SENSITIVITY_FLOOR)
     out: list[tuple[float | None, str]] = [
         (None, "no case depends on it at the solution (Jacobian column ~0): no standard error")
     ] * n
-    if not live:
-        return out
-    sub = jac[:, live]
-    info = sub.T @ sub
-    if np.linalg.cond(info) > 1e12:
-        for k in live:
+    for k in errors.live:
+        out[k] = (errors.stderr(k), "")
+        if errors.singular:
             out[k] = (None, "JᵀJ is singular at the solution: the parameters trade off")
-        return out
-    s2 = 2.0 * float(res.cost) / (m - n)  # res.cost is RSS / 2
-    cov = np.linalg.inv(info) * s2
-    for j, k in enumerate(live):
-        out[k] = (math.sqrt(max(float(cov[j, j]), 0.0)), "")
     return out
 
 

@@ -2,7 +2,7 @@
 
 The parsers (:mod:`zsim.calibrate.fio`, :mod:`zsim.calibrate.dd`) turn tool output into
 :class:`Measurement` objects; the fit (:mod:`zsim.calibrate.fit`) and the validation
-(:mod:`zsim.calibrate.validation`) read only these. Bytes, seconds and bytes/s throughout.
+(:mod:`zsim.validation.profile`) read only these. Bytes, seconds and bytes/s throughout.
 """
 
 from __future__ import annotations

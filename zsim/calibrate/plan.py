@@ -59,7 +59,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import zsim
 from zsim.calibrate.devices import (
     DEV_DIR,
     PROC_MEMINFO,
@@ -68,8 +67,6 @@ from zsim.calibrate.devices import (
     SYS_CLASS_BLOCK,
     SYS_DEV_BLOCK,
     BlockDevice,
-    _article,
-    _read_text,
     block_device,
     block_device_problems,
     filesystem_signature,
@@ -80,7 +77,9 @@ from zsim.calibrate.devices import (
     partitions,
     probe_signature,
     read_ram_bytes,
+    read_text_or_empty,
     swap_uses,
+    with_article,
 )
 from zsim.calibrate.jobfiles import fio_jobfile_text, rate_cap_iops, run_script_text
 from zsim.calibrate.plan_file import (
@@ -105,13 +104,14 @@ from zsim.calibrate.plan_types import (
     Plan,
     PlanOptions,
     Step,
-    _fail,
-    _is_int,
-    _is_number,
-    _pct,
     check_options,
+    is_int,
+    is_number,
+    plan_error,
+    zone_label,
 )
-from zsim.units import format_binary_size, format_size
+from zsim.units import binary_multiple, format_binary_size, format_size
+from zsim.version import __version__
 
 DEFAULT_FILE_SIZE = 4 * GiB
 CACHE_HIT_BYTES = 256 * MiB
@@ -136,24 +136,26 @@ def _resolve(
     o = options
     notes: list[str] = []
     if o.kind not in KINDS:
-        raise _fail(f"unknown kind {o.kind!r}", "use --kind single-disk or --kind pool")
+        raise plan_error(f"unknown kind {o.kind!r}", "use --kind single-disk or --kind pool")
     pool = o.kind == "pool"
     floor = -(-2 * ram // ALIGN) * ALIGN if pool else 0  # 2 × RAM, rounded up to 1 MiB
     rates: dict[str, Any] = {}
     for key in ("rate_bw", "rate_iops"):
         value = getattr(o, key)
-        if _is_number(value) and value >= 0 and not _is_int(value):
+        if is_number(value) and value >= 0 and not is_int(value):
             value = round(value)
         rates[key] = value
     for key in ("size", "zone_bytes", "long_write_bytes"):
         value = getattr(o, key)
-        if value is not None and (not _is_int(value) or value <= 0):
-            raise _fail(f"{key} {value!r} must be a positive number of bytes", "give e.g. 4GiB")
+        if value is not None and (not is_int(value) or value <= 0):
+            raise plan_error(
+                f"{key} {value!r} must be a positive number of bytes", "give e.g. 4GiB"
+            )
     size = o.size
     if size is None:
         size = device_size if target_type == "block" and device_size else DEFAULT_FILE_SIZE
     if target_type == "block" and device_size is not None and size > device_size:
-        raise _fail(
+        raise plan_error(
             f"size {format_size(size)} is larger than the device ({format_size(device_size)})",
             "give a smaller --size or omit it to use the whole device",
         )
@@ -164,7 +166,7 @@ def _resolve(
         )
         size = floor
     if size < MIN_SIZE:
-        raise _fail(
+        raise plan_error(
             f"size {format_size(size)} is too small",
             f"use at least {format_binary_size(MIN_SIZE)} (e.g. --size 4GiB)",
         )
@@ -184,14 +186,14 @@ def _resolve(
         long_write = min(size, floor)
     long_write = _aligned(long_write)
     times: dict[str, Any] = {
-        k: float(getattr(o, k)) for k in ("runtime_s", "ramp_s") if _is_number(getattr(o, k))
+        k: float(getattr(o, k)) for k in ("runtime_s", "ramp_s") if is_number(getattr(o, k))
     }
     resolved = replace(
         o,
         size=size,
         zone_bytes=zone_bytes,
         long_write_bytes=long_write,
-        zones=tuple(float(z) if _is_number(z) else z for z in o.zones),
+        zones=tuple(float(z) if is_number(z) else z for z in o.zones),
         **times,
         depths_4k=tuple(o.depths_4k),
         depths_large=tuple(o.depths_large),
@@ -206,11 +208,9 @@ def _resolve(
 
 
 def _bs_label(nbytes: int) -> str:
-    """4096 → "4K", 1048576 → "1M" (fio's spelling)."""
-    for unit, scale in (("M", MiB), ("K", KiB)):
-        if nbytes % scale == 0:
-            return f"{nbytes // scale}{unit}"
-    return f"{nbytes}B"
+    """4096 → "4K", 1048576 → "1M" (fio's spelling), 512 → "512B"."""
+    count, prefix = binary_multiple(nbytes)
+    return f"{count}{prefix or 'B'}"
 
 
 def make_plan(target: str | os.PathLike[str], options: PlanOptions | None = None) -> Plan:
@@ -227,7 +227,7 @@ def make_plan(target: str | os.PathLike[str], options: PlanOptions | None = None
     ram = read_ram_bytes(PROC_MEMINFO)
     target_type, data_path, device = _inspect_target(path)
     if options.kind == "pool" and target_type != "directory":
-        raise _fail(
+        raise plan_error(
             f"{path} is a {'block device' if target_type == 'block' else 'file'}, but "
             "--kind pool needs a directory",
             "give the mount point of a dataset on the pool (e.g. /tank/bench)",
@@ -236,7 +236,7 @@ def make_plan(target: str | os.PathLike[str], options: PlanOptions | None = None
     if target_type == "block" and device_size is None:
         device_size = _seek_size(path)
     if target_type == "block" and device_size == 0:
-        raise _fail(
+        raise plan_error(
             f"{path} has no capacity (size 0: an unattached loop device or a drive without media)",
             "choose another device",
         )
@@ -245,7 +245,7 @@ def make_plan(target: str | os.PathLike[str], options: PlanOptions | None = None
     # A file that exists and is not zsim's is overwritten by the prepare step at least.
     foreign = target_type == "file" and data_path.exists() and not is_zsim_file(data_path)
     if foreign and not resolved.allow_destroy:
-        raise _fail(
+        raise plan_error(
             f"{data_path} exists and is not zsim's own file, and the plan overwrites it",
             "pass --destroy-data to overwrite it, or give a new file or a directory",
         )
@@ -254,7 +254,7 @@ def make_plan(target: str | os.PathLike[str], options: PlanOptions | None = None
     if target_type == "block" and writes:
         problems = _block_target_problems(path, device)
         if problems and not resolved.allow_destroy:
-            raise _fail(
+            raise plan_error(
                 f"refusing to plan writes to {path}: " + "; ".join(problems),
                 "pass --destroy-data to overwrite it, or choose another device",
             )
@@ -264,7 +264,7 @@ def make_plan(target: str | os.PathLike[str], options: PlanOptions | None = None
         warnings.append(f"writes to {data_path} will destroy its data")
     if target_type != "block":
         warnings += _space_warning(data_path, size)
-    fstype = mount_type(path, _read_text(PROC_MOUNTS))
+    fstype = mount_type(path, read_text_or_empty(PROC_MOUNTS))
     if resolved.kind == "pool" and fstype is not None and fstype != "zfs":
         warnings.append(
             f"{path} is on {fstype}, not ZFS: --kind pool is meant for the mount point of a "
@@ -285,7 +285,7 @@ def make_plan(target: str | os.PathLike[str], options: PlanOptions | None = None
         device_size=device_size,
         ram_bytes=ram,
         created=datetime.now().astimezone().isoformat(timespec="seconds"),
-        zsim_version=zsim.__version__,
+        zsim_version=__version__,
         hostname=platform.node(),
         uname=" ".join((uname.system, uname.node, uname.release, uname.version, uname.machine)),
         warnings=tuple(warnings),
@@ -300,14 +300,14 @@ def _inspect_target(path: Path) -> tuple[str, Path, BlockDevice | None]:
     except FileNotFoundError:
         parent = path.parent
         if not parent.is_dir():
-            raise _fail(
+            raise plan_error(
                 f"{path} does not exist and neither does its folder {parent}",
                 "give an existing device, directory, or a new file in an existing directory",
             ) from None
         dev = parent.stat().st_dev
         return "file", path, block_device(os.major(dev), os.minor(dev), SYS_DEV_BLOCK)
     except OSError as err:
-        raise _fail(
+        raise plan_error(
             f"cannot examine {path} ({err.strerror})", "check the path and permissions"
         ) from None
     if stat.S_ISBLK(info.st_mode):
@@ -317,13 +317,13 @@ def _inspect_target(path: Path) -> tuple[str, Path, BlockDevice | None]:
     if stat.S_ISDIR(info.st_mode):
         data = path / DATA_NAME
         if data.exists() and not data.is_file():
-            raise _fail(
+            raise plan_error(
                 f"{data} exists and is not a regular file", "remove it or pick another directory"
             )
         return "directory", data, device
     if stat.S_ISREG(info.st_mode):
         return "file", path, device
-    raise _fail(
+    raise plan_error(
         f"{path} is neither a block device, a regular file nor a directory",
         "give a disk (/dev/sdX), a file or a directory",
     )
@@ -333,12 +333,12 @@ def _block_target_problems(path: Path, device: BlockDevice | None) -> list[str]:
     """:func:`block_device_problems` of the target; by its own path when sysfs lacks it."""
     if device is not None:
         return block_device_problems(device.name)
-    mounts = mount_uses([os.path.basename(os.path.realpath(path))], _read_text(PROC_MOUNTS))
+    mounts = mount_uses([os.path.basename(os.path.realpath(path))], read_text_or_empty(PROC_MOUNTS))
     try:
         found = filesystem_signature(path)
     except OSError as err:
         return [*mounts, f"cannot read {path} to look for a filesystem ({err.strerror})"]
-    return mounts + ([f"{path} holds {_article(found)} signature"] if found else [])
+    return mounts + ([f"{path} holds {with_article(found)} signature"] if found else [])
 
 
 def _seek_size(path: Path) -> int | None:
@@ -452,7 +452,7 @@ def _steps(o: PlanOptions, target_type: str, data: str, destructive: bool) -> li
             for fraction in o.zones:
                 offset = min(_aligned(int(fraction * size)), size - zone)
                 fio(
-                    f"zone{rw}-{_pct(fraction)}",
+                    f"zone{rw}-{zone_label(fraction)}",
                     f"zone-{rw}",
                     f"sequential 1M {rw} at {fraction * 100:g}% = "
                     f"{format_binary_size(offset)}, QD4",

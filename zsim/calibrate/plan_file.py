@@ -22,9 +22,9 @@ from zsim.calibrate.plan_types import (
     Plan,
     PlanOptions,
     Step,
-    _fail,
-    _is_number,
     check_options,
+    is_number,
+    plan_error,
 )
 from zsim.errors import ZsimError
 from zsim.files import atomic_write_text
@@ -94,17 +94,17 @@ def write_plan(plan: Plan, out_dir: str | os.PathLike[str]) -> Path:
     out = Path(out_dir)
     results = out / "results"
     if results.is_dir() and any(p.suffix in (".json", ".txt") for p in results.iterdir()):
-        raise _fail(
+        raise plan_error(
             f"{out} already holds results of a calibration run",
             f"choose a new --out folder, or delete {results} first",
         )
     if out.exists() and not out.is_dir():
-        raise _fail(f"{out} exists and is not a folder", "choose another --out folder")
+        raise plan_error(f"{out} exists and is not a folder", "choose another --out folder")
     jobs = out / "jobs"
     try:
         jobs.mkdir(parents=True, exist_ok=True)
     except OSError as err:
-        raise _fail(
+        raise plan_error(
             f"cannot create {jobs} ({err.strerror})", "choose a writable --out folder"
         ) from None
     wanted = set()
@@ -128,16 +128,16 @@ def read_plan(plan_dir: str | os.PathLike[str]) -> Plan:
     path = Path(plan_dir) / PLAN_FILE
     where = str(path)
     if not path.is_file():
-        raise _fail(
+        raise plan_error(
             f"{where} does not exist",
             "give the folder that `zsim calibrate plan --out` wrote",
         )
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
-        raise _fail(f"{where} is not valid TOML ({err})", _REPLAN) from None
+        raise plan_error(f"{where} is not valid TOML ({err})", _REPLAN) from None
     except OSError as err:
-        raise _fail(f"cannot read {where} ({err.strerror})", "check the permissions") from None
+        raise plan_error(f"cannot read {where} ({err.strerror})", "check the permissions") from None
     try:
         return _plan_from_dict(data)
     except ZsimError as err:
@@ -150,27 +150,27 @@ def _take(
     if key not in table:
         if optional:
             return None
-        raise _fail(f"{where} has no {key!r}", _REPLAN)
+        raise plan_error(f"{where} has no {key!r}", _REPLAN)
     value = table[key]
     ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
     if kind is float:
-        ok = _is_number(value)
+        ok = is_number(value)
     if not ok:
-        raise _fail(f"{where}: {key} = {value!r} has the wrong type", _REPLAN)
+        raise plan_error(f"{where}: {key} = {value!r} has the wrong type", _REPLAN)
     return value
 
 
 def _no_unknown(table: Mapping[str, Any], known: Iterable[str], where: str) -> None:
     unknown = sorted(set(table) - set(known))
     if unknown:
-        raise _fail(f"{where} has unknown keys {unknown}", "remove them or " + _REPLAN)
+        raise plan_error(f"{where} has unknown keys {unknown}", "remove them or " + _REPLAN)
 
 
 def _plan_from_dict(data: Mapping[str, Any]) -> Plan:
     _no_unknown(data, ("plan", "step"), "the file")
     head = _take(data, "plan", dict, "the file")
     if head.get("format") != PLAN_FORMAT:
-        raise _fail(
+        raise plan_error(
             f"[plan] format = {head.get('format')!r}, this zsim reads format {PLAN_FORMAT}",
             _REPLAN,
         )
@@ -187,7 +187,7 @@ def _plan_from_dict(data: Mapping[str, Any]) -> Plan:
     ):
         values[key] = _take(head, key, str, "[plan]")
     if values["target_type"] not in TARGET_TYPES:
-        raise _fail(f"[plan] target_type {values['target_type']!r} is unknown", _REPLAN)
+        raise plan_error(f"[plan] target_type {values['target_type']!r} is unknown", _REPLAN)
     values["rotational"] = _take(head, "rotational", bool, "[plan]", optional=True)
     values["device_name"] = _take(head, "device_name", str, "[plan]", optional=True)
     values["device_size"] = _take(head, "device_size", int, "[plan]", optional=True)
@@ -195,17 +195,17 @@ def _plan_from_dict(data: Mapping[str, Any]) -> Plan:
     for key in ("warnings", "notes"):
         items = _take(head, key, list, "[plan]", optional=True) or []
         if not all(isinstance(i, str) for i in items):
-            raise _fail(f"[plan] {key} must be a list of strings", _REPLAN)
+            raise plan_error(f"[plan] {key} must be a list of strings", _REPLAN)
         values[key] = tuple(items)
     options = _options_from_dict(_take(head, "options", dict, "[plan]"))
     raw_steps = data.get("step", [])
     if not isinstance(raw_steps, list) or not raw_steps:
-        raise _fail("the plan has no [[step]] tables", _REPLAN)
+        raise plan_error("the plan has no [[step]] tables", _REPLAN)
     steps = tuple(_step_from_dict(raw, index) for index, raw in enumerate(raw_steps, 1))
     seen: set[str] = set()
     for step in steps:
         if step.name in seen:
-            raise _fail(f"step name {step.name!r} appears twice", _REPLAN)
+            raise plan_error(f"step name {step.name!r} appears twice", _REPLAN)
         seen.add(step.name)
     return Plan(options=options, steps=steps, **values)
 
@@ -245,28 +245,30 @@ def _options_from_dict(table: Mapping[str, Any]) -> PlanOptions:
 def _step_from_dict(raw: Any, index: int) -> Step:
     where = f"[[step]] number {index}"
     if not isinstance(raw, dict):
-        raise _fail(f"{where} is not a table", _REPLAN)
+        raise plan_error(f"{where} is not a table", _REPLAN)
     _no_unknown(raw, (f.name for f in fields(Step)), where)
     name = _take(raw, "name", str, where)
     if not _NAME.match(name):
-        raise _fail(
+        raise plan_error(
             f"{where}: step name {name!r} has characters outside A-Z a-z 0-9 . _ -", _REPLAN
         )
     where = f"step {name!r}"
     tool = _take(raw, "tool", str, where)
     purpose = _take(raw, "purpose", str, where)
     if tool not in TOOLS:
-        raise _fail(f"{where}: tool {tool!r} is not one of {', '.join(TOOLS)}", _REPLAN)
+        raise plan_error(f"{where}: tool {tool!r} is not one of {', '.join(TOOLS)}", _REPLAN)
     if purpose not in PURPOSES:
-        raise _fail(f"{where}: purpose {purpose!r} is unknown", _REPLAN)
+        raise plan_error(f"{where}: purpose {purpose!r} is unknown", _REPLAN)
     jobfile = _take(raw, "jobfile", str, where, optional=True)
     argv = tuple(_take(raw, "argv", list, where, optional=True) or ())
     if not all(isinstance(a, str) for a in argv):
-        raise _fail(f"{where}: argv must be a list of strings", _REPLAN)
+        raise plan_error(f"{where}: argv must be a list of strings", _REPLAN)
     if tool == "fio" and jobfile != f"jobs/{name}.fio":
-        raise _fail(f"{where}: jobfile must be 'jobs/{name}.fio', not {jobfile!r}", _REPLAN)
+        raise plan_error(f"{where}: jobfile must be 'jobs/{name}.fio', not {jobfile!r}", _REPLAN)
     if tool == "dd" and (jobfile is not None or not argv or argv[0] != "dd"):
-        raise _fail(f"{where}: a dd step needs argv starting with 'dd' and no jobfile", _REPLAN)
+        raise plan_error(
+            f"{where}: a dd step needs argv starting with 'dd' and no jobfile", _REPLAN
+        )
     values = {
         "name": name,
         "tool": tool,
@@ -282,6 +284,6 @@ def _step_from_dict(raw: Any, index: int) -> Step:
         value = _take(raw, key, int, where, optional=True)
         value = default if value is None else value
         if value < 0 or (key in ("iodepth", "segments") and value < 1):
-            raise _fail(f"{where}: {key} = {value} is out of range", _REPLAN)
+            raise plan_error(f"{where}: {key} = {value} is out of range", _REPLAN)
         values[key] = value
     return Step(**values)

@@ -192,16 +192,19 @@ def _names(steps: Sequence[Step]) -> str:
 # ---------------------------------------------------------------- options
 
 
-def _fail(problem: str, fix: str) -> ZsimError:
+def plan_error(problem: str, fix: str) -> ZsimError:
+    """The error a bad plan option or step raises: "``problem``; ``fix``"."""
     return ZsimError(f"{problem}; {fix}")
 
 
-def _is_int(value: Any) -> bool:
+def is_int(value: Any) -> bool:
+    """An ``int`` and not a ``bool``."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _is_number(value: Any) -> bool:
-    return (_is_int(value) or isinstance(value, float)) and math.isfinite(value)
+def is_number(value: Any) -> bool:
+    """A finite ``int`` (not ``bool``) or ``float``."""
+    return (is_int(value) or isinstance(value, float)) and math.isfinite(value)
 
 
 def check_options(options: PlanOptions) -> None:
@@ -211,74 +214,78 @@ def check_options(options: PlanOptions) -> None:
     """
     o = options
     if o.kind not in KINDS:
-        raise _fail(f"unknown kind {o.kind!r}", "use --kind single-disk or --kind pool")
+        raise plan_error(f"unknown kind {o.kind!r}", "use --kind single-disk or --kind pool")
     for key in ("size", "zone_bytes", "long_write_bytes"):
         value = getattr(o, key)
-        if not _is_int(value) or value <= 0:
-            raise _fail(f"{key} {value!r} must be a positive number of bytes", "give e.g. 4GiB")
+        if not is_int(value) or value <= 0:
+            raise plan_error(
+                f"{key} {value!r} must be a positive number of bytes", "give e.g. 4GiB"
+            )
     size, long_write = o.size or 0, o.long_write_bytes or 0  # positive ints: checked above
     if size < MIN_SIZE:
-        raise _fail(
+        raise plan_error(
             f"size {format_size(size)} is too small",
             f"use at least {format_binary_size(MIN_SIZE)} (e.g. --size 4GiB)",
         )
     for key in ("zone_bytes", "long_write_bytes"):
         if getattr(o, key) > size:
-            raise _fail(
+            raise plan_error(
                 f"{key} {format_size(getattr(o, key))} is larger than size {format_size(size)}",
                 f"make {key} at most the size",
             )
     for key in ("runtime_s", "ramp_s"):
         value = getattr(o, key)
-        if not _is_number(value) or value < 0 or (key == "runtime_s" and value == 0):
+        if not is_number(value) or value < 0 or (key == "runtime_s" and value == 0):
             need = "more than 0" if key == "runtime_s" else "0 or more"
-            raise _fail(f"{key} {value!r} is not a valid time", f"give a number of seconds, {need}")
-    if not _is_int(o.long_write_segments) or o.long_write_segments < 1:
-        raise _fail(
+            raise plan_error(
+                f"{key} {value!r} is not a valid time", f"give a number of seconds, {need}"
+            )
+    if not is_int(o.long_write_segments) or o.long_write_segments < 1:
+        raise plan_error(
             f"long_write_segments {o.long_write_segments!r} must be a whole number ≥ 1",
             "use e.g. 8",
         )
     if long_write < o.long_write_segments * ALIGN:
-        raise _fail(
+        raise plan_error(
             f"long_write_bytes {format_size(long_write)} is too small for "
             f"{o.long_write_segments} segments",
             f"give at least {o.long_write_segments} MiB or fewer segments",
         )
     zones = tuple(o.zones)
-    if any(not _is_number(z) or not 0 <= z < 1 for z in zones):
-        raise _fail(
+    if any(not is_number(z) or not 0 <= z < 1 for z in zones):
+        raise plan_error(
             f"zones {list(zones)!r} must be fractions 0 ≤ f < 1 of the size",
             "give e.g. 0,0.2,0.4,0.6,0.8,0.95",
         )
-    if len({_pct(z) for z in zones}) != len(zones):
-        raise _fail(f"zones {list(zones)!r} repeat an offset", "give each zone once")
+    if len({zone_label(z) for z in zones}) != len(zones):
+        raise plan_error(f"zones {list(zones)!r} repeat an offset", "give each zone once")
     for key in ("depths_4k", "depths_large"):
         depths = tuple(getattr(o, key))
-        if any(not _is_int(d) or d < 1 for d in depths):
-            raise _fail(f"{key} {list(depths)!r} must be whole numbers ≥ 1", "use e.g. 1,4,32")
+        if any(not is_int(d) or d < 1 for d in depths):
+            raise plan_error(f"{key} {list(depths)!r} must be whole numbers ≥ 1", "use e.g. 1,4,32")
         if len(set(depths)) != len(depths):
-            raise _fail(f"{key} {list(depths)!r} repeat a depth", "give each depth once")
+            raise plan_error(f"{key} {list(depths)!r} repeat a depth", "give each depth once")
     sizes = tuple(o.block_sizes)
-    if any(not _is_int(b) or b <= 0 or b % 512 for b in sizes):
-        raise _fail(
+    if any(not is_int(b) or b <= 0 or b % 512 for b in sizes):
+        raise plan_error(
             f"block_sizes {list(sizes)!r} must be positive multiples of 512 bytes",
             "use e.g. 4K,64K,1M",
         )
     if len(set(sizes)) != len(sizes):
-        raise _fail(f"block_sizes {list(sizes)!r} repeat a size", "give each block size once")
+        raise plan_error(f"block_sizes {list(sizes)!r} repeat a size", "give each block size once")
     if any(b > size for b in sizes):
-        raise _fail(f"block size {max(sizes)} is larger than size {size}", "use a larger size")
+        raise plan_error(f"block size {max(sizes)} is larger than size {size}", "use a larger size")
     for key in ("rate_bw", "rate_iops"):
         value = getattr(o, key)
-        if not _is_int(value) or value < 0:
-            raise _fail(f"{key} {value!r} must be a whole number ≥ 0", "use 0 for no limit")
+        if not is_int(value) or value < 0:
+            raise plan_error(f"{key} {value!r} must be a whole number ≥ 0", "use 0 for no limit")
     if not isinstance(o.ioengine, str) or not _ENGINE.match(o.ioengine):
-        raise _fail(f"ioengine {o.ioengine!r} is not a fio engine name", "use e.g. libaio")
+        raise plan_error(f"ioengine {o.ioengine!r} is not a fio engine name", "use e.g. libaio")
     for key in ("direct", "include_writes", "include_dd", "allow_destroy"):
         if not isinstance(getattr(o, key), bool):
-            raise _fail(f"{key} {getattr(o, key)!r} must be true or false", "give a boolean")
+            raise plan_error(f"{key} {getattr(o, key)!r} must be true or false", "give a boolean")
 
 
-def _pct(fraction: float) -> str:
+def zone_label(fraction: float) -> str:
     """0.2 → "20", 0.95 → "95", 0.333 → "33p3": a zone's label in step names."""
     return f"{fraction * 100:.1f}".rstrip("0").rstrip(".").replace(".", "p").zfill(2)

@@ -11,7 +11,7 @@ from zsim.errors import ZsimError
 
 
 def plot_validation(val: Any, path: str | Path) -> Path:
-    """Write ``val`` (a :class:`zsim.calibrate.validation.Validation`) as a PNG, atomically."""
+    """Write ``val`` (a :class:`zsim.validation.profile.Validation`) as a PNG, atomically."""
     import matplotlib
 
     matplotlib.use("Agg")

@@ -21,11 +21,11 @@ from pathlib import Path
 import numpy as np
 import simpy
 
-from zsim.des.hardware import Device, DevIO
-from zsim.des.hardware import Path as BusPath
 from zsim.errors import ZsimError
 from zsim.hardware import hdd
 from zsim.hardware.catalog import Profile
+from zsim.machine.resources import Device, DevIO
+from zsim.machine.resources import Path as BusPath
 
 SECTOR = 512
 

@@ -22,10 +22,10 @@ from collections import deque
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
-from zsim.des.hardware import Device, DevIO
 from zsim.layout.draid import draid_columns
 from zsim.layout.raidz import raidz_columns
 from zsim.layout.tree import Vdev
+from zsim.machine.resources import Device, DevIO
 
 Callback = Callable[[], None]
 
@@ -241,11 +241,15 @@ class TopVdev:
         space: int,
         rotating: bool,
         failed: Collection[int] = (),
+        metaslab_shift: int | None = None,
     ):
         self.vdev, self.leaves, self.ashift = vdev, leaves, ashift
         self.space = space  # allocatable bytes (metaslab space)
         self.rotating = rotating
+        #: log2 of the metaslab size, for the space-map writes of a txg (None: not modelled)
+        self.metaslab_shift = metaslab_shift
         self.cursor = 0  # allocation pointer for new (COW) writes
+        self.ditto_cursor: int | None = None  # where the next ditto copy goes (one vdev)
         self.data_disks = {
             "disk": 1,
             "mirror": 1,
@@ -285,6 +289,21 @@ class TopVdev:
         offset = self.cursor
         self.cursor += asize
         return offset
+
+    def metaslab(self, offset: int) -> int:
+        """Index of the metaslab that holds vdev offset ``offset``."""
+        if self.metaslab_shift is None:
+            raise ValueError("this vdev was built without its metaslab size")
+        return offset >> self.metaslab_shift
+
+    def allocate_ditto(self, asize: int) -> int:
+        """Offset of a ditto copy on a pool of this one vdev: 1/8 of the vdev away from the
+        allocation cursor, then sequential (``metaslab_alloc_dva()``'s ditto distance)."""
+        ditto = self.ditto_cursor
+        if ditto is None or ditto + asize > self.space:
+            ditto = (self.cursor + self.space // 8) % max(1, self.space - asize)
+        self.ditto_cursor = ditto + asize
+        return ditto
 
     def leaf_ios(self, offset: int, psize: int, is_write: bool) -> list[tuple[int, int, int]]:
         """(leaf index, leaf offset, bytes) for a block; reads skip parity."""

@@ -31,14 +31,12 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from zsim.des.hardware import after
 from zsim.des.vdev import SYNC_WRITE, TopVdev
+from zsim.des.zfs_model import ZfsModel
 from zsim.layout.alloc import psize_to_asize
-
-if TYPE_CHECKING:
-    from zsim.des.engine import ZfsModel
+from zsim.machine.resources import after
 
 Callback = Callable[[], None]
 
@@ -217,7 +215,7 @@ class Zil:
     def _dmu_sync(self, itx: Itx, lwb: Lwb) -> None:
         """Write the record to its final place now; the txg sync will reuse the block."""
         zfs = self.zfs
-        v = zfs._next_vdev()
+        v = zfs.next_vdev()
         offset = zfs.tops[v].allocate(zfs.asizes[v])
         zfs.location[itx.key] = (v, offset)
         zfs.presync(itx.key)

@@ -35,6 +35,9 @@ from __future__ import annotations
 import math
 from collections import deque
 from dataclasses import dataclass, field, fields
+from typing import overload
+
+import numpy as np
 
 from zsim.errors import ZsimError
 from zsim.hardware.catalog import Profile
@@ -129,9 +132,20 @@ class SeekCurve:
     cylinders: int
 
 
-def seek_time(curve: SeekCurve, distance_fraction: float) -> float:
-    """Seek over ``distance_fraction`` of the stroke (0 = same cylinder, 1 = full stroke), s."""
+@overload
+def seek_time(curve: SeekCurve, distance_fraction: float) -> float: ...
+@overload
+def seek_time(curve: SeekCurve, distance_fraction: np.ndarray) -> np.ndarray: ...
+def seek_time(curve: SeekCurve, distance_fraction: float | np.ndarray) -> float | np.ndarray:
+    """Seek over ``distance_fraction`` of the stroke (0 = same cylinder, 1 = full stroke), s.
+    A NumPy array of distances gives the array of seeks, element by element."""
     x = distance_fraction
+    if isinstance(x, np.ndarray):
+        return np.where(
+            x * curve.cylinders < 0.5,
+            0.0,
+            np.where(x < curve.x0, curve.a + curve.b * np.sqrt(x), curve.c + curve.e * x),
+        )
     if x * curve.cylinders < 0.5:
         return 0.0
     if x < curve.x0:
@@ -385,14 +399,19 @@ def media_rate(params: HddParams, lba_fraction: float) -> float:
     return params.outer_rate * _sqrt(1.0 - lba_fraction * (1.0 - params.rho * params.rho))
 
 
-def radial_position(params: HddParams, lba_fraction: float) -> float:
+@overload
+def radial_position(params: HddParams, lba_fraction: float) -> float: ...
+@overload
+def radial_position(params: HddParams, lba_fraction: np.ndarray) -> np.ndarray: ...
+def radial_position(params: HddParams, lba_fraction: float | np.ndarray) -> float | np.ndarray:
     """Cylinder fraction of LBA fraction f: 0 outermost, 1 innermost (the seek coordinate).
 
     x = (Ro − r)/(Ro − Ri) = (1 − s)/(1 − ρ) with s = r/Ro, written f(1 + ρ)/(1 + s) so that
-    an unzoned disk (ρ = 1) gives x = f.
+    an unzoned disk (ρ = 1) gives x = f. A NumPy array of fractions gives an array.
     """
     rho = params.rho
-    s = _sqrt(1.0 - lba_fraction * (1.0 - rho * rho))
+    k = 1.0 - lba_fraction * (1.0 - rho * rho)
+    s = np.sqrt(k) if isinstance(k, np.ndarray) else _sqrt(k)
     return lba_fraction * (1.0 + rho) / (1.0 + s)
 
 

@@ -468,6 +468,13 @@ def to_compact(layout: Layout) -> str:
     return " ".join(parts)
 
 
+def vdev_group_text(count: int, vdev: str, spares: int = 0) -> str:
+    """``count`` vdevs spelled ``vdev`` and ``spares`` hot spares in the compact spelling:
+    ``3x raidz2 7 spare 3``, ``mirror 2`` (no ``1x``, no ``spare 0``)."""
+    text = vdev if count == 1 else f"{count}x {vdev}"
+    return f"{text} spare {spares}" if spares else text
+
+
 def _grouped(vdevs: tuple[Vdev, ...]) -> list[str]:
     groups: list[tuple[Vdev, int]] = []
     for vdev in vdevs:
@@ -480,7 +487,7 @@ def _grouped(vdevs: tuple[Vdev, ...]) -> list[str]:
         if vdev.kind == "disk":
             out.append(f"{count}" if vdev.vclass != "normal" else f"stripe {count}")
         else:
-            out.append(f"{count}x {vdev.compact()}" if count > 1 else vdev.compact())
+            out.append(vdev_group_text(count, vdev.compact()))
     return out
 
 

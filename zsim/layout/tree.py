@@ -8,7 +8,9 @@ the hardware.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
+
+from zsim.units import format_binary_multiple
 
 VdevKind = Literal["disk", "mirror", "raidz", "draid"]
 VdevClass = Literal["normal", "special", "dedup", "log", "cache", "spare"]
@@ -120,6 +122,27 @@ class ZfsLayout:
 MdLevel = Literal[0, 1, 10, 5, 6]
 
 
+class MdRedundancy(NamedTuple):
+    """How an md array survives failures: ``groups`` independent groups of ``group_width``
+    disks, each surviving any ``tolerance`` failures among its own disks (the data disks of
+    a group are ``group_width − tolerance``)."""
+
+    group_width: int
+    tolerance: int
+    groups: int
+
+
+def md_redundancy(level: int, width: int) -> MdRedundancy:
+    """The redundancy groups of an md RAID ``level`` array of ``width`` disks: RAID0 ``width``
+    single disks (no redundancy), RAID1 one group of all (survives ``width − 1``), RAID10
+    (near 2) ``width // 2`` pairs, RAID5/6 one group surviving 1/2. ``KeyError`` for another
+    level."""
+    n = width
+    return MdRedundancy(
+        *{0: (1, 0, n), 1: (n, n - 1, 1), 10: (2, 1, n // 2), 5: (n, 1, 1), 6: (n, 2, 1)}[level]
+    )
+
+
 @dataclass(frozen=True)
 class MdArray:
     """A Linux md array (``mdadm --create --level=N``), metadata 1.2, with ``chunk`` bytes.
@@ -139,10 +162,16 @@ class MdArray:
     @property
     def fault_tolerance(self) -> int:
         """Failures always survived: RAID1 n−1, RAID10 (near 2) 1, RAID5 1, RAID6 2, RAID0 0."""
-        return {0: 0, 1: self.width - 1, 10: 1, 5: 1, 6: 2}[self.level]
+        return self.redundancy.tolerance
+
+    @property
+    def redundancy(self) -> MdRedundancy:
+        """Its redundancy groups (:func:`md_redundancy`)."""
+        return md_redundancy(self.level, self.width)
 
     def compact(self) -> str:
-        return f"md-raid{self.level} {self.width} chunk={chunk_text(self.chunk)}"
+        # md chunk sizes print as mdadm's binary ``512K`` / ``1M``
+        return f"md-raid{self.level} {self.width} chunk={format_binary_multiple(self.chunk)}"
 
     def shape(self) -> tuple[object, ...]:
         return ("md", self.level, self.width, self.chunk)
@@ -208,14 +237,6 @@ class RawDevices:
 
 
 Layout = ZfsLayout | MdArray | BtrfsArray | ZpoolOnBlock | RawDevices
-
-
-def chunk_text(nbytes: int) -> str:
-    """md chunk sizes print as mdadm's binary ``512K`` / ``1M``."""
-    for unit, size in (("M", 1 << 20), ("K", 1 << 10)):
-        if nbytes % size == 0:
-            return f"{nbytes // size}{unit}"
-    return str(nbytes)
 
 
 def linux_disk_name(index: int) -> str:

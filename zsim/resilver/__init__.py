@@ -1,10 +1,11 @@
 """Resilver, rebuild and scrub time, and the probability of losing data while it runs.
 
-``zsim.resilver`` is both this package and a function: ``zsim.resilver(sc)`` calls
-:func:`zsim.resilver.run.simulate_resilver` (the package module is callable, as
-``zsim.sweep`` is), while ``zsim.resilver.run``, ``zsim.resilver.zfs_scan``, ... stay
-importable. Modules: :mod:`~zsim.resilver.target` (what must be rebuilt),
-:mod:`~zsim.resilver.zfs_scan` (the ZFS scan on the discrete-event engine),
+``zsim.resilver(sc)`` is :func:`resilver`, a plain function of this package (``zsim`` binds
+the name to it, DESIGN.md §5): it calls :func:`zsim.resilver.run.simulate_resilver`, imported
+on the first call. The modules are imported by name (``from zsim.resilver.run import ...``,
+``from zsim.resilver import durability``); ``zsim.resilver`` itself is the function, so they
+are not reached as its attributes. Modules: :mod:`~zsim.resilver.target` (what must be
+rebuilt), :mod:`~zsim.resilver.zfs_scan` (the ZFS scan on the discrete-event engine),
 :mod:`~zsim.resilver.md_rebuild` (md recovery), :mod:`~zsim.resilver.run` (windows to time and
 the progress curve), :mod:`~zsim.resilver.durability` (loss probabilities, via
 :mod:`zsim.reliability`). ``docs/resilver.md`` explains the model.
@@ -12,18 +13,17 @@ the progress curve), :mod:`~zsim.resilver.durability` (loss probabilities, via
 
 from __future__ import annotations
 
-import sys
-import types
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from zsim.resilver.result import ResilverResult
+    from zsim.scenario import Scenario
 
 
-class _CallableModule(types.ModuleType):
-    """This package's module type: calling it calls :func:`simulate_resilver`."""
+def resilver(sc: Scenario, seed: int = 1, *, durability: bool = True) -> ResilverResult:
+    """Simulate the resilver ``sc`` describes: :func:`zsim.resilver.run.simulate_resilver`
+    (imported here, on the first call, so that ``import zsim`` does not load the
+    discrete-event engine)."""
+    from zsim.resilver.run import simulate_resilver
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        from zsim.resilver.run import simulate_resilver
-
-        return simulate_resilver(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
+    return simulate_resilver(sc, seed, durability=durability)

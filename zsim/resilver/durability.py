@@ -61,15 +61,12 @@ def pool_groups(sc: Scenario, target: ResilverTarget, result: ResilverResult) ->
     if isinstance(layout, MdArray):
         window = _windows(sc, result, 1.0, delay)
         read = float(result.bytes_read)
-        n = layout.width
-        shape = {
-            0: (1, 0, n),
-            1: (n, n - 1, 1),
-            10: (2, 1, n // 2),
-            5: (n, 1, 1),
-            6: (n, 2, 1),
-        }[layout.level]
-        return [GroupSpec(shape[0], shape[1], shape[2], window, read, layout.compact())]
+        shape = layout.redundancy
+        return [
+            GroupSpec(
+                shape.group_width, shape.tolerance, shape.groups, window, read, layout.compact()
+            )
+        ]
     assert isinstance(layout, ZfsLayout)
     shapes = Counter(v.compact() for v in layout.data_vdevs)
     first = {v.compact(): v for v in layout.data_vdevs}

@@ -25,9 +25,9 @@ from typing import Any
 
 import simpy
 
-from zsim.des.engine import _bus
-from zsim.des.hardware import Device, DevIO
 from zsim.hardware import flash, hdd
+from zsim.machine.links import bus_stages
+from zsim.machine.resources import Device, DevIO
 from zsim.resilver.result import ResilverResult
 from zsim.resilver.target import ResilverTarget
 from zsim.scenario import Scenario
@@ -52,7 +52,7 @@ def _window(
     rotating = disk.kind == "hdd"
     model = hdd.hdd_params(disk) if rotating else flash.flash_params(disk)
     names = list(md.devices)
-    paths = _bus(env, sc, names, disk)
+    paths = bus_stages(env, sc.hardware, names, disk)
     devices = {n: Device(env, n, model, rotating, paths[n], 0.0) for n in names}
     new = devices[target.disk]
     missing = set(sc.pool.failed) | {target.disk}

@@ -15,9 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from zsim.des.engine import Engine, RunControl
+from zsim.des.engine import Engine
+from zsim.des.run import simulate_des
 from zsim.des.vdev import MissingLeaf
 from zsim.errors import ZsimError
+from zsim.machine.run_control import RunControl
 from zsim.resilver.result import ResilverResult
 from zsim.resilver.target import ResilverTarget, resolve_target
 from zsim.resilver.zfs_scan import WindowStats, ZfsScan, window_quota
@@ -339,8 +341,6 @@ def _pool_allocated(sc: Scenario, target: ResilverTarget) -> float:
 def _under_load(sc: Scenario, target: ResilverTarget, seed: int, total: float) -> dict[str, Any]:
     """The resilver with the scenario's workload running, and the workload with and without
     the resilver."""
-    from zsim.des.engine import simulate_des
-
     stats, foreground = _scan_phase(
         sc, target, target.method, seed, under_load=True, windows=LOADED_WINDOWS
     )

@@ -42,9 +42,9 @@ import numpy as np
 import simpy
 
 from zsim.des.engine import Engine
-from zsim.des.hardware import Busy, after
 from zsim.des.vdev import ASYNC_WRITE, REBUILD, SCRUB, LeafQueue, MissingLeaf, TopVdev, Zio
 from zsim.layout.draid import DRAID_ROWHEIGHT, draid_columns
+from zsim.machine.resources import Busy, after
 from zsim.zfs.indirect import indirect_block
 from zsim.zfs.scan import SCAN_IO_BYTES, ScanTunables
 
@@ -166,10 +166,7 @@ class ZfsScan:
         self.sliced = True
         self.slice_open = False
         self.slice_done = None
-        zfs.scan_slice = self._slice
-        zfs.scan_active = lambda: self.window_open
-        if zfs.syncing is None:
-            zfs._start_sync()
+        zfs.attach_scan(self._slice, lambda: self.window_open)
 
     def _slice(self, done: Callable[[], None]) -> None:
         if not self.window_open:
@@ -334,8 +331,8 @@ class ZfsScan:
         for k, lane in enumerate(self.lanes):
             lane.units = self._units(lane, (position + k * 0.37) % 1.0 if k else position)
         self.window_open = True
-        if self.sliced and self.engine.zfs.syncing is None:
-            self.engine.zfs._start_sync()
+        if self.sliced:
+            self.engine.zfs.sync_if_idle()
         for lane in self.lanes:
             self._pump(lane)
         start = time.perf_counter()

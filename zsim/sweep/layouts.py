@@ -45,7 +45,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from zsim.errors import ZsimError
-from zsim.layout.grammar import MAX_DRAID_CHILDREN, MAX_RAIDZ_CHILDREN
+from zsim.layout.grammar import MAX_DRAID_CHILDREN, MAX_RAIDZ_CHILDREN, vdev_group_text
 
 #: Layout families :func:`enumerate_layouts` can include.
 KINDS: tuple[str, ...] = ("stripe", "mirror", "raidz", "draid")
@@ -61,21 +61,12 @@ DRAID_TWO_SPARES_FROM = 40
 MIRROR_WIDTHS: tuple[int, ...] = (2, 3)
 
 
-def _group(count: int, vdev: str) -> str:
-    """``K x vdev`` as the compact spelling prints it (no ``1x``)."""
-    return vdev if count == 1 else f"{count}x {vdev}"
-
-
-def _with_spares(text: str, spares: int) -> str:
-    return f"{text} spare {spares}" if spares else text
-
-
 def _grouped(n_disks: int, width: int, vdev: str, max_spares: int) -> str | None:
     """``K x vdev`` with the remainder as hot spares, or None if the remainder is too large."""
     count, rest = divmod(n_disks, width)
     if count == 0 or rest > max_spares:
         return None
-    return _with_spares(_group(count, vdev), rest)
+    return vdev_group_text(count, vdev, rest)
 
 
 def enumerate_layouts(

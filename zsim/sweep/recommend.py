@@ -101,7 +101,7 @@ class Recommendation:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document (SI units; ``picks`` carry their full table rows)."""
-        from zsim import __version__
+        from zsim.version import __version__
 
         return {
             "zsim_version": __version__,

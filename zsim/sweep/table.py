@@ -312,7 +312,7 @@ def plan_sweep(
     seed: int = 1,
 ) -> SweepPlan:
     """Resolve a sweep's inputs and compute its capacity rows (see :func:`sweep`)."""
-    from zsim import __version__
+    from zsim.version import __version__
     from zsim.capacity import capacity
     from zsim.layout.grammar import parse_layout, to_compact
     from zsim.zfs.version import parse_zfs_version
@@ -610,7 +610,7 @@ class SweepTable:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document: zsim version, the inputs, columns, units and rows."""
-        from zsim import __version__
+        from zsim.version import __version__
 
         return {
             "zsim_version": __version__,

@@ -17,6 +17,7 @@ import streamlit as st
 
 from zsim.app import calibrate_upload as cu
 from zsim.app import ui
+from zsim.app.pages import widgets
 from zsim.units import format_binary_size, format_rate, format_time, parse_size
 
 T = TypeVar("T")
@@ -251,9 +252,9 @@ def scatter(rows: list[dict[str, Any]]) -> Any:
 
 
 def _attempt(what: str, work: Callable[[], T]) -> T | None:
-    """``work()``, or None after :func:`ui.guard` showed its error."""
+    """``work()``, or None after :func:`widgets.guard` showed its error."""
     done: list[T] = []
-    with ui.guard(what):
+    with widgets.guard(what):
         done.append(work())
     return done[0] if done else None
 
@@ -263,9 +264,9 @@ def _inputs() -> tuple[str, str, str, float, str]:
     name and kind seeded from the URL)."""
     ss = st.session_state
     if "w_cal_name" not in ss:
-        ss["w_cal_name"] = ui.page_param("cal_name", DEFAULT_NAME)
+        ss["w_cal_name"] = widgets.page_param("cal_name", DEFAULT_NAME)
     if "w_cal_kind" not in ss:
-        kind = ui.page_param("cal_kind", "auto")
+        kind = widgets.page_param("cal_kind", "auto")
         ss["w_cal_kind"] = kind if kind in KINDS else "auto"
     c = st.columns(3)
     name = c[0].text_input(
@@ -306,7 +307,7 @@ def _files() -> tuple[list[tuple[str, bytes]], str]:
     """The files to read and where they came from (uploads, or the sample set)."""
     ss = st.session_state
     if SAMPLE_KEY not in ss:
-        ss[SAMPLE_KEY] = ui.page_param("cal_sample", "0") == "1"
+        ss[SAMPLE_KEY] = widgets.page_param("cal_sample", "0") == "1"
 
     def uploads_changed() -> None:
         ss[SAMPLE_KEY] = False
@@ -446,8 +447,8 @@ def _results(parsed: cu.Parsed, outcome: cu.FitOutcome, name: str) -> None:
         help='A catalog profile: name it in a scenario (disk = "path/NAME.toml") or put it '
         "in models/",
     )
-    with ui.guard("downloads"):
-        ui.downloads(f"{name}-residuals", rows=rows, document=outcome.to_dict(), key="cal")
+    with widgets.guard("downloads"):
+        widgets.downloads(f"{name}-residuals", rows=rows, document=outcome.to_dict(), key="cal")
         runs = [m.name for m in parsed.measurements if m.ok and m.purpose != "prepare"]
         if runs:
             run = st.selectbox(
@@ -476,7 +477,7 @@ def _des_section(parsed: cu.Parsed, outcome: cu.FitOutcome, name: str) -> None:
     )
     store = st.session_state.setdefault(DES_KEY, {})
     key = (parsed.digest, outcome.profile_toml, tuple(chosen))
-    with ui.guard("discrete-event replay"):
+    with widgets.guard("discrete-event replay"):
         if st.button("Replay", key="w_cal_des_run", disabled=not chosen):
             with st.spinner(f"Simulating {len(chosen)} run{'s' if len(chosen) != 1 else ''}"):
                 store[key] = cu.des_validation(outcome, parsed.measurements, chosen)

@@ -9,7 +9,7 @@ from typing import Any
 
 import streamlit as st
 
-from zsim.app import ui
+from zsim.app.pages import widgets
 
 #: the sweep's preset workloads this page compares, and what each measures
 WORKLOADS: dict[str, str] = {
@@ -159,7 +159,7 @@ def folklore_chart(rows: list[dict[str, Any]]) -> Any:
 
 def render() -> None:
     st.title("Compare layouts")
-    design = st.session_state.get(ui.DESIGN_KEY)
+    design = st.session_state.get(widgets.DESIGN_KEY)
     if design is None:
         st.info("Fix the design in the sidebar to compare its layouts.")
         return
@@ -178,10 +178,10 @@ def render() -> None:
         value=st.query_params.get("resilver") == "1",
     )
     st.session_state["zsim_page_query"] = {"resilver": "1"} if with_resilver else {}
-    with ui.guard("comparison"):
+    with widgets.guard("comparison"):
         with st.spinner("Sweeping every layout"):
-            table = ui.cached_sweep(design, tuple(WORKLOADS), "analytic", with_resilver)
-            rule = ui.cached_sweep(design, tuple(WORKLOADS), "baseline", False)
+            table = widgets.cached_sweep(design, tuple(WORKLOADS), "analytic", with_resilver)
+            rule = widgets.cached_sweep(design, tuple(WORKLOADS), "baseline", False)
         front = pareto(table, table.rows, with_resilver)
         rows = comparison_rows(table, rule, front)
         st.metric("Layouts compared", len(rows), help=f"{len(front)} on the Pareto front")
@@ -228,7 +228,7 @@ def render() -> None:
                 f"({hi[0]}) the rule of thumb — ZFS gathers random writes into sequential "
                 f"txg writes, which the rule ignores."
             )
-        ui.downloads(
+        widgets.downloads(
             "zsim-compare",
             rows=rows,
             document=table.to_dict(),

@@ -12,6 +12,7 @@ import streamlit as st
 
 from zsim.app import design as model
 from zsim.app import ui
+from zsim.app.pages import widgets
 
 
 def capacity_chart(rows: list[dict[str, Any]]) -> Any:
@@ -76,8 +77,8 @@ def workload_rows(design: model.Design) -> list[dict[str, Any]]:
         sc = design.scenario(name)
         toml = sc.to_toml()
         _engine, why = model.auto_engine(sc)
-        res = ui.cached_simulate(toml, "auto")
-        rule = ui.cached_simulate(toml, "baseline")
+        res = widgets.cached_simulate(toml, "auto")
+        rule = widgets.cached_simulate(toml, "baseline")
         row = model.result_row(name, res, rule)
         row["recordsize"] = design.workload_recordsize(name)
         row["why_des"] = why
@@ -110,7 +111,7 @@ def _table(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def render() -> None:
     st.title("Design a pool")
-    design = st.session_state.get(ui.DESIGN_KEY)
+    design = st.session_state.get(widgets.DESIGN_KEY)
     if design is None:
         st.info("Fix the design in the sidebar to see its capacity and speed.")
         return
@@ -121,8 +122,8 @@ def render() -> None:
     )
 
     report = None
-    with ui.guard("capacity"):
-        report = ui.cached_capacity(design)
+    with widgets.guard("capacity"):
+        report = widgets.cached_capacity(design)
         st.subheader("Capacity")
         c = st.columns(4)
         c[0].metric(
@@ -151,7 +152,7 @@ def render() -> None:
             st.caption(note)
 
     rows: list[dict[str, Any]] = []
-    with ui.guard("performance"):
+    with widgets.guard("performance"):
         st.subheader("Performance")
         with st.spinner("Computing each workload (the DES takes a few seconds the first time)"):
             rows = workload_rows(design)
@@ -167,11 +168,11 @@ def render() -> None:
             )
 
     res_summary: dict[str, Any] = {}
-    with ui.guard("resilver"):
+    with widgets.guard("resilver"):
         st.subheader("Resilver and durability")
         sc = design.resilver_scenario()
         with st.spinner("Simulating the resilver"):
-            res = ui.cached_resilver(sc.to_toml())
+            res = widgets.cached_resilver(sc.to_toml())
         res_summary = model.resilver_summary(res)
         c = st.columns(4)
         if res.lost:
@@ -211,7 +212,7 @@ def render() -> None:
         "resilver": res_summary,
         "cost": cost,
     }
-    ui.downloads(
+    widgets.downloads(
         "zsim-design",
         scenario_toml=design.scenario_toml(design.workloads[0]),
         rows=rows,
@@ -228,9 +229,9 @@ def _des_section(design: model.Design) -> None:
         format_func=lambda w: model.PRESET_LABELS.get(w, "Custom (fio-like)"),
     )
     seed = int(st.number_input("Seed", min_value=0, value=1, step=1, key="w_des_seed"))
-    with ui.guard("discrete-event run"):
+    with widgets.guard("discrete-event run"):
         toml = design.scenario_toml(name)
-        result = ui.remembered_des(toml, seed)
+        result = widgets.remembered_des(toml, seed)
         if st.button("Run the discrete-event engine", key="w_des_run", type="primary"):
             bar = st.progress(0.0, text="starting")
             started = time.perf_counter()
@@ -246,7 +247,7 @@ def _des_section(design: model.Design) -> None:
 
             result = model.simulate_des(ui.scenario_from_toml(toml), seed=seed, progress=progress)
             bar.progress(1.0, text=f"done in {time.perf_counter() - started:.1f} s")
-            ui.remember_des(toml, seed, result)
+            widgets.remember_des(toml, seed, result)
         if result is None:
             st.caption(
                 "Runs the SimPy model until the 95 % confidence interval of the I/O rate "
@@ -266,4 +267,4 @@ def _des_section(design: model.Design) -> None:
             f"{result.sim_seconds:.0f} s simulated ({result.warmup_seconds:.1f} s warm-up cut) "
             f"in {result.wall_seconds:.1f} s, seed {result.seed}."
         )
-        ui.downloads("zsim-des", rows=[row], document=result.to_dict(), key="des")
+        widgets.downloads("zsim-des", rows=[row], document=result.to_dict(), key="des")

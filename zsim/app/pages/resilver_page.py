@@ -4,7 +4,8 @@ rebuilt onto its distributed spare — with each case's time, rate, what limits 
 probability of losing data over the mission.
 
 The cases and rows come from :mod:`zsim.app.resilver_view` (no Streamlit there); each
-resilver is ``zsim.resilver`` of a canonical scenario TOML, cached by :func:`ui.cached_resilver`.
+resilver is ``zsim.resilver`` of a canonical scenario TOML, cached by
+:func:`widgets.cached_resilver`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import streamlit as st
 from zsim.app import design as model
 from zsim.app import resilver_view as rv
 from zsim.app import ui
+from zsim.app.pages import widgets
 
 #: session_state key: the page's inputs, kept while another page is shown (Streamlit drops a
 #: widget's state when the widget is not drawn in a run)
@@ -73,7 +75,7 @@ def progress_chart(rows: list[dict[str, Any]]) -> Any:
 def _current_design() -> model.Design | None:
     """The sidebar's design, or ``None`` when its inputs do not make one (the sidebar has
     shown the error)."""
-    design: model.Design | None = st.session_state.get(ui.DESIGN_KEY)
+    design: model.Design | None = st.session_state.get(widgets.DESIGN_KEY)
     return design
 
 
@@ -228,7 +230,7 @@ def _run(plan: rv.Plan) -> dict[str, Any]:
             " — under load this takes 30 s to a few minutes the first time" if case.loaded else ""
         )
         with st.spinner(f"Simulating {case.label}{slow}"):
-            results[case.key] = ui.cached_resilver(case.toml)
+            results[case.key] = widgets.cached_resilver(case.toml)
     return results
 
 
@@ -318,7 +320,7 @@ def render() -> None:
         "rebuilt onto its distributed spare (docs/resilver.md, docs/durability.md)."
     )
     out: rv.Outcome | None = None
-    with ui.guard("resilver"):
+    with widgets.guard("resilver"):
         inputs = _inputs(design)
         plan = rv.plan_cases(design, **inputs)
         results = _run(plan)
@@ -326,7 +328,7 @@ def render() -> None:
         _show(design, out)
     if out is not None:
         st.subheader("Downloads")
-        ui.downloads(
+        widgets.downloads(
             "zsim-resilver",
             scenario_toml=out.plan.cases[0].toml,
             rows=out.progress if out.progress else out.summary,

@@ -11,6 +11,7 @@ import streamlit as st
 
 from zsim.app import anatomy, scaling_model, ui
 from zsim.app import design as model
+from zsim.app.pages import widgets
 from zsim.units import parse_size
 
 
@@ -88,7 +89,7 @@ def _query_int(key: str, low: int, high: int, default: int) -> int:
 
 def render() -> None:
     st.title("How vdevs scale")
-    design = st.session_state.get(ui.DESIGN_KEY)
+    design = st.session_state.get(widgets.DESIGN_KEY)
     disk: str | dict[str, Any] = "seagate-ironwolf-12tb"
     ram, cores = "64GiB", 8
     if design is not None:
@@ -110,10 +111,10 @@ def render() -> None:
     )
     rule = st.checkbox("Show the rule of thumb (dashed)", value=True, key="w_scale_rule")
     query: dict[str, str] = {"max": str(max_disks)}
-    with ui.guard("scaling"):
+    with widgets.guard("scaling"):
         counts = list(range(4, int(max_disks) + 1, 4))
         with st.spinner("Computing every pool"):
-            rows = scaling_model.scaling_rows(disk, counts, ui.cached_simulate, ram, cores)
+            rows = scaling_model.scaling_rows(disk, counts, widgets.cached_simulate, ram, cores)
         c = st.columns(2)
         for i, w in enumerate(scaling_model.WORKLOADS):
             c[i % 2].altair_chart(scaling_chart(rows, w.name, rule), width="stretch")
@@ -147,7 +148,7 @@ def render() -> None:
             disk, scaling_model.family_layout(fam, n), work, ram, cores
         )
         toml = ui.to_toml_text(point)
-        ui.downloads("zsim-scaling", scenario_toml=toml, rows=rows, key="scaling")
+        widgets.downloads("zsim-scaling", scenario_toml=toml, rows=rows, key="scaling")
 
     st.header("Anatomy of a record")
     st.caption(
@@ -186,7 +187,7 @@ def render() -> None:
     )
     st.session_state["zsim_page_query"] = query
     cols = st.columns(2)
-    with cols[0], ui.guard("RAIDZ anatomy"):
+    with cols[0], widgets.guard("RAIDZ anatomy"):
         a = anatomy.raidz_anatomy(parse_size(record), int(width), int(parity), int(ashift))
         s = a.summary
         st.altair_chart(
@@ -200,8 +201,8 @@ def render() -> None:
             f"**{s['skip_sectors']}** skip sectors = {ui.fmt_size(s['allocated_bytes'])} "
             f"allocated for {record}: **{s['overhead']:.0%}** overhead."
         )
-        ui.downloads("zsim-raidz-anatomy", rows=anatomy.anatomy_rows(a), key="anat-raidz")
-    with cols[1], ui.guard("md RAID6 anatomy"):
+        widgets.downloads("zsim-raidz-anatomy", rows=anatomy.anatomy_rows(a), key="anat-raidz")
+    with cols[1], widgets.guard("md RAID6 anatomy"):
         md_width = max(int(width), 4)
         b = anatomy.md_raid6_anatomy(parse_size(record), md_width, parse_size(chunk))
         t = b.summary

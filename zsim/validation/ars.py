@@ -16,18 +16,22 @@ error, good or bad.
 
 from __future__ import annotations
 
-import importlib.resources
-import statistics
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib.resources.abc import Traversable
-from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from zsim.scenario import Scenario, scenario_from_dict
 from zsim.simulate import simulate
+from zsim.validation.common import MiB, median_abs, reference_root, relative_error
 
-MiB = 1 << 20
+REFERENCE_FILE = "ars-ironwolf8.toml"
+
+TOLERANCE: Mapping[str, float] = MappingProxyType({"absolute": 0.25, "ratio_factor": 1.5})
+"""An absolute figure within ±25 %; a ratio of two runs on the measured side of 1 and within a
+factor 1.5 of it. :data:`zsim.validation.registry.REFERENCE_SETS` lists it as the set's
+tolerance."""
 
 ARS_HARDWARE = {
     "disk": "seagate-ironwolf-12tb",
@@ -74,7 +78,7 @@ def ars_scenario(
 
 
 @dataclass(frozen=True)
-class Point:
+class ArsPoint:
     """One published figure: an absolute rate (MiB/s) or a ratio of two runs."""
 
     id: str
@@ -85,25 +89,30 @@ class Point:
 
 
 @dataclass(frozen=True)
-class Row:
-    point: Point
+class ArsRow:
+    point: ArsPoint
     zsim: float
     baseline: float
 
     @property
     def zsim_error(self) -> float:
-        return _error(self.zsim, self.point.measured)
+        return relative_error(self.zsim, self.point.measured)
 
     @property
     def baseline_error(self) -> float:
-        return _error(self.baseline, self.point.measured)
+        return relative_error(self.baseline, self.point.measured)
 
     @property
     def passed(self) -> bool:
+        """Within the set's :data:`TOLERANCE` (the registry's entry for ``ars``): an
+        absolute figure within ``absolute``, a ratio on the same side of 1 as the measured
+        one and within a factor ``ratio_factor`` of it."""
+        tol = TOLERANCE
         if self.point.unit == "MiB/s":
-            return abs(self.zsim_error) <= 0.25
+            return abs(self.zsim_error) <= tol["absolute"]
         same_side = (self.zsim - 1) * (self.point.measured - 1) > 0
-        return same_side and 1 / 1.5 <= self.zsim / self.point.measured <= 1.5
+        factor = tol["ratio_factor"]
+        return same_side and 1 / factor <= self.zsim / self.point.measured <= factor
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -118,10 +127,6 @@ class Row:
             "tolerance": self.point.tolerance,
             "passed": self.passed,
         }
-
-
-def _error(predicted: float, measured: float) -> float:
-    return (predicted - measured) / measured
 
 
 MAX_SIM = 120.0
@@ -161,29 +166,21 @@ def _rate(
     return _RUNS[key]
 
 
-def reference_root() -> Traversable:
-    """``calibration/reference`` of the checkout, or ``zsim/reference`` inside the wheel."""
-    packaged = importlib.resources.files("zsim").joinpath("reference")
-    if packaged.is_dir():
-        return packaged
-    return Path(__file__).resolve().parents[1] / "calibration" / "reference"
-
-
 def ars_measurements() -> dict[str, dict[str, Any]]:
     """The Ars figures by id, read from the bundled reference file."""
-    text = reference_root().joinpath("ars-ironwolf8.toml").read_text(encoding="utf-8")
+    text = reference_root().joinpath(REFERENCE_FILE).read_text(encoding="utf-8")
     return {m["id"]: m for m in tomllib.loads(text)["measurement"]}
 
 
 def ars_rows(
     seed: int = 1, target_ci: float = 0.03, max_wall: float = MAX_WALL, max_sim: float = MAX_SIM
-) -> list[Row]:
+) -> list[ArsRow]:
     """Run every Ars figure zsim's engine I can model (ZFS, async) through DES and baseline.
 
     Each DES run stops at ``target_ci`` or after ``max_sim`` simulated seconds, so the rows
     are the same on every machine; ``max_wall`` (seconds of wall time per run) is only a
     safety net and a run it stops depends on the machine's speed."""
-    rows: list[Row] = []
+    rows: list[ArsRow] = []
     m = ars_measurements()
 
     def both(sc: Scenario, direction: str) -> tuple[float, float]:
@@ -253,8 +250,10 @@ def ars_rows(
         )
         z, b = both(sc, direction)
         rows.append(
-            Row(
-                Point(pid, f"{layout} rs={rs} 1M {rw} {jobs}x{depth}", measured, "MiB/s", "±25%"),
+            ArsRow(
+                ArsPoint(
+                    pid, f"{layout} rs={rs} 1M {rw} {jobs}x{depth}", measured, "MiB/s", "±25%"
+                ),
                 z,
                 b,
             )
@@ -272,14 +271,14 @@ def ars_rows(
         zt, bt = both(ars_scenario(top, "128K", "randwrite"), "write")
         zb, bb = both(ars_scenario(bottom, "128K", "randwrite"), "write")
         what = f"{top} ÷ {bottom}, 1M randwrite rs=128K"
-        point = Point(pid, what, percent / 100, "ratio", "direction, ×1.5")
-        rows.append(Row(point, zt / zb, bt / bb))
+        point = ArsPoint(pid, what, percent / 100, "ratio", "direction, ×1.5")
+        rows.append(ArsRow(point, zt / zb, bt / bb))
     # recordsize 1M vs 128K for 1M random reads on raidz2 8: "just under 100 MiB/s" better
     r1, rb1 = both(ars_scenario("raidz2 8", "1M", "randread"), "read")
     r128, rb128 = both(ars_scenario("raidz2 8", "128K", "randread"), "read")
     rows.append(
-        Row(
-            Point(
+        ArsRow(
+            ArsPoint(
                 "raidz2-8-randread-rs1M-minus-rs128K",
                 "raidz2 8 1M randread: rs=1M − rs=128K (MiB/s)",
                 m["raidz2-8-1M-randread-rs1M-vs-rs128K"]["delta_read_MiBps_approx"],
@@ -293,134 +292,27 @@ def ars_rows(
     return rows
 
 
-def summary(rows: list[Row]) -> dict[str, Any]:
+def ars_summary(rows: list[ArsRow]) -> dict[str, Any]:
     """Median absolute error of zsim and of the rule of thumb over the rows."""
     return {
-        "zsim_median_abs_error": statistics.median(abs(r.zsim_error) for r in rows),
-        "baseline_median_abs_error": statistics.median(abs(r.baseline_error) for r in rows),
+        "zsim_median_abs_error": median_abs(r.zsim_error for r in rows),
+        "baseline_median_abs_error": median_abs(r.baseline_error for r in rows),
         "passed": sum(r.passed for r in rows),
         "total": len(rows),
     }
 
 
-def table(rows: list[Row]) -> str:
+def ars_table(rows: list[ArsRow]) -> str:
     lines = [f"{'point':<44} {'measured':>9} {'zsim':>9} {'err':>7} {'baseline':>9} {'err':>7}  ok"]
     lines.extend(
         f"{r.point.id:<44} {r.point.measured:>9.2f} {r.zsim:>9.2f} {r.zsim_error:>+7.0%} "
         f"{r.baseline:>9.2f} {r.baseline_error:>+7.0%}  {'yes' if r.passed else 'NO'}"
         for r in rows
     )
-    s = summary(rows)
+    s = ars_summary(rows)
     lines.append(
         f"median |error|: zsim {s['zsim_median_abs_error']:.0%}, rule of thumb "
         f"{s['baseline_median_abs_error']:.0%}; within tolerance {s['passed']}/{s['total']}"
-    )
-    return "\n".join(lines)
-
-
-# ---------------------------------------------------------------- DiskSim traces
-
-
-@dataclass(frozen=True)
-class TraceRow:
-    """One drive's trace replayed with datasheet-level figures, against the measurement."""
-
-    drive: str
-    write_back: bool
-    measured_mean_ms: float
-    zsim_mean_ms: float
-    demerit_ms: float
-    demerit_pct: float
-    demerit_reads_ms: float
-    demerit_writes_ms: float
-    constant_pct: float  # demerit of a constant service time equal to the measured mean
-    disksim_pct: float | None  # DiskSim 4.0 with the drive's full parameter files
-    requests_per_s: float  # replay speed, simulated requests per wall second
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-
-def disksim_drive_profile(row: dict[str, str]) -> dict[str, Any]:
-    """The inline datasheet fields of one DiskSim drive (``drives.csv``): capacity, rpm,
-    outer/inner media rate, average seek (uniform over cylinder pairs, the datasheet
-    definition), sector, cache size, and whether write-back caching is on."""
-    return {
-        "kind": "hdd",
-        "capacity": int(row["capacity_bytes"]),
-        "rpm": round(float(row["rpm"])),
-        "max_sustained": f"{row['max_sustained_MBps_eff']}MB/s",
-        "min_sustained": f"{row['min_sustained_MBps_eff']}MB/s",
-        "avg_seek": f"{row['avg_seek_cyluniform_ms']}ms",
-        "sector": 512,
-        "cache": int(row["cache_segments"]) * int(row["segment_blocks"]) * 512,
-        "write_back": int(row["fast_write_level"]) > 0,
-    }
-
-
-def disksim_rows(seed: int = 1) -> list[TraceRow]:
-    """Replay each DiskSim 4.0 validation trace (queue depth 1) and compare distributions."""
-    import csv
-    import io
-    import time
-
-    import numpy as np
-
-    from zsim.des.trace import demerit, parse_validate_trace, replay
-    from zsim.hardware.catalog import load_profile
-
-    folder = reference_root().joinpath("disksim")
-    table_text = folder.joinpath("drives.csv").read_text(encoding="utf-8")
-    rows: list[TraceRow] = []
-    for row in csv.DictReader(io.StringIO(table_text)):
-        stem = row["stem"]
-        trace = parse_validate_trace(
-            folder.joinpath(f"{stem}.trace").read_text(encoding="utf-8"), stem
-        )
-        start = time.perf_counter()
-        sim = replay(trace, load_profile(disksim_drive_profile(row)), seed=seed)
-        wall = time.perf_counter() - start
-        m = trace.measured
-        mean = float(m.mean())
-        w = trace.is_write
-        d = demerit(m, sim)
-        rows.append(
-            TraceRow(
-                drive=row["drive"],
-                write_back=int(row["fast_write_level"]) > 0,
-                measured_mean_ms=mean * 1e3,
-                zsim_mean_ms=float(sim.mean()) * 1e3,
-                demerit_ms=d * 1e3,
-                demerit_pct=d / mean,
-                demerit_reads_ms=demerit(m[~w], sim[~w]) * 1e3,
-                demerit_writes_ms=demerit(m[w], sim[w]) * 1e3,
-                constant_pct=demerit(m, np.full_like(m, mean)) / mean,
-                disksim_pct=float(row["demerit_pct_of_mean"]) / 100
-                if row["demerit_pct_of_mean"]
-                else None,
-                requests_per_s=len(sim) / wall,
-            )
-        )
-    return rows
-
-
-def trace_table(rows: list[TraceRow]) -> str:
-    lines = [
-        f"{'drive':<32} {'cache':>6} {'meas ms':>8} {'zsim ms':>8} {'err':>6} "
-        f"{'demerit':>8} {'R/W ms':>11} {'const':>6} {'DiskSim':>7} {'req/s':>8}"
-    ]
-    for r in rows:
-        disksim = f"{r.disksim_pct:.1%}" if r.disksim_pct is not None else "n/a"
-        err = (r.zsim_mean_ms - r.measured_mean_ms) / r.measured_mean_ms
-        lines.append(
-            f"{r.drive:<32} {'wb' if r.write_back else 'wt':>6} {r.measured_mean_ms:>8.2f} "
-            f"{r.zsim_mean_ms:>8.2f} {err:>+6.0%} {r.demerit_pct:>8.1%} "
-            f"{r.demerit_reads_ms:>5.2f}/{r.demerit_writes_ms:<5.2f} {r.constant_pct:>6.0%} "
-            f"{disksim:>7} {r.requests_per_s:>8,.0f}"
-        )
-    lines.append(
-        "demerit: RMS horizontal distance of the access-time CDFs, % of the measured "
-        "mean; wt = write-through, wb = write-back; const = a constant service time"
     )
     return "\n".join(lines)
 

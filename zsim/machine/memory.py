@@ -1,6 +1,6 @@
 """DRAM traffic of ZFS's data passes, bytes moved per byte of data (the shared memory bus).
 
-Each core's per-byte rates in :mod:`zsim.des.costs` already include the time one core waits on
+Each core's per-byte rates in :mod:`zsim.machine.costs` already include the time one core waits on
 memory; what they cannot show is that all cores and every device's DMA share one memory
 system. On fast NVMe pools that shared bandwidth runs out first: openzfs/zfs issue #8381
 reports memory bandwidth exhausted by data copies on a 4 × PM1725a pool, and Direct I/O

@@ -15,8 +15,8 @@ scaled by the scenario's ``cpu_ghz``. Each constant below names its source besid
 A rate measured on another clock is scaled to 3 GHz by clock ratio (``× 3 / GHz``), which
 assumes the kernel is bound by the core, not by memory; that is stated beside each figure.
 
-Where each cost belongs (``zsim.des.engine``; ``zsim.des.zil`` for the intent log; the DRAM
-traffic each pass moves is in :mod:`zsim.des.memory`):
+Where each cost belongs (``zsim.des.engine`` and ``zsim.des.zfs_model``; ``zsim.des.zil`` for
+the intent log; the DRAM traffic each pass moves is in :mod:`zsim.machine.memory`):
 
 * client call: ``syscall`` + bytes × ``copy_per_byte`` (the copy between user pages and the
   ARC/dbuf; O_DIRECT on 2.3+ skips it for whole, aligned records), + ``source_per_byte`` for
@@ -295,3 +295,14 @@ def cpu_costs(
         checksum=summed,
         cache_pages_per_byte=ARC_PAGE_S * scale / _PAGE,
     )
+
+
+ZIO_TASKQ_BATCH_PCT = 80
+"""``zio_taskq_batch_pct``: the zio write-issue and interrupt taskqs get this share of the
+CPUs as threads (module/zfs/spa.c, zfs.4)."""
+
+
+def zio_taskq_threads(cores: int) -> int:
+    """Worker threads of ZFS's batch taskqs on ``cores`` CPUs (at least one): the CPU pool's
+    cap on background work (:class:`zsim.machine.resources.CpuPool`)."""
+    return max(1, cores * ZIO_TASKQ_BATCH_PCT // 100)

@@ -2,19 +2,19 @@
 
 Some appliances and vendor RAID engines put ZFS on one big RAID5/6 device: ZFS sees a single
 fast disk and has no redundancy of its own; parity, read-modify-write and the stripe cache
-happen below it, in md (:class:`zsim.des.mdraid_map.MdDevice`, the same model the md/ext4
+happen below it, in md (:class:`zsim.des.linux.mdraid_map.MdDevice`, the same model the md/ext4
 engine uses). This module builds that block device and :class:`BlockLeaf`, which stands in
-the ZFS engine's leaf queue where a :class:`zsim.des.hardware.Device` would.
+the ZFS engine's leaf queue where a :class:`zsim.machine.resources.Device` would.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import simpy
 
-from zsim.des.hardware import CpuPool, Device, DevIO
-from zsim.des.mdraid_map import BlockParams, MdDevice, MemberQueue
+from zsim.des.linux.mdraid_map import BlockParams, MdDevice, MemberQueue
 from zsim.layout.mdraid import md_array_bytes, md_data_offset, md_member_data_bytes
 from zsim.layout.tree import MdArray
+from zsim.machine.resources import CpuPool, Device, DevIO
 
 
 class BlockLeaf:
@@ -42,7 +42,7 @@ class BlockLeaf:
 
 
 def build_md_leaf(
-    engine: Any,
+    env: simpy.Environment,
     md: MdArray,
     devices: dict[str, Device],
     member_bytes: int,
@@ -57,7 +57,7 @@ def build_md_leaf(
     queues = [MemberQueue(devices[n], params, base) for n in md.devices]
     data = md_member_data_bytes(member_bytes, md.level, md.chunk)
     size = md_array_bytes(md.level, [data] * md.width, md.chunk)
-    raid5d = CpuPool(engine.env, 1)  # md's raid5d: one kernel thread per array
+    raid5d = CpuPool(env, 1)  # md's raid5d: one kernel thread per array
     dev = MdDevice(
         md.level,
         md.chunk,

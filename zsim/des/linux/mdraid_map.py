@@ -1,7 +1,7 @@
 """Block devices under a Linux filesystem, for the discrete-event engine: the per-disk block
 layer queue, md RAID0/1/10/5/6 and btrfs RAID1/RAID10 chunk mapping.
 
-Everything is callbacks on the engine's :class:`~zsim.des.hardware.Device` objects (no
+Everything is callbacks on the engine's :class:`~zsim.machine.resources.Device` objects (no
 process per I/O). Offsets are bytes; the geometry lives in :mod:`zsim.layout.md_map`.
 
 Sources (Linux 4.15, the Ubuntu 18.04 kernel of the Ars Technica test, unless stated):
@@ -40,7 +40,6 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from zsim.des.hardware import CpuPool, Device, DevIO
 from zsim.des.vdev import Countdown
 from zsim.errors import ZsimError
 from zsim.layout.md_map import (
@@ -55,6 +54,7 @@ from zsim.layout.md_map import (
     parity_members,
     plan_stripe_write,
 )
+from zsim.machine.resources import CpuPool, Device, DevIO
 
 Callback = Callable[[], None]
 KiB, MiB = 1 << 10, 1 << 20

@@ -1,4 +1,4 @@
-"""Simulated hardware for the discrete-event engine: devices, bus stages and CPU cores.
+"""The machine as SimPy resources: devices, bus stages, the memory bus and CPU cores.
 
 Everything is driven by SimPy timeouts with callbacks (no generator process per I/O): each
 object keeps its own queue and schedules its next completion, which keeps the engine near

@@ -1,4 +1,6 @@
-"""Predicted vs measured: run each measured job through zsim with a (fitted) profile.
+"""Predicted vs measured for a (fitted) profile: each measured job run through zsim.
+
+``zsim validate --profile``.
 
 Each :class:`~zsim.calibrate.measurement.Measurement` becomes a scenario — the job's fio
 shape as the workload, the profile as the disk, layout ``raw 1`` for device-level runs or the
@@ -211,7 +213,7 @@ def validate_measurements(
             sc = job_scenario(m, profile, device_bytes=device_bytes, base=base)
             res = simulate(sc, engine=engine, seed=seed, max_wall_seconds=max_wall_seconds)
         except ZsimError as err:
-            rows.append(_row(m, None, None, None, None, note=str(err)))
+            rows.append(validation_row(m, None, None, None, None, note=str(err)))
             continue
         pred_dir = res.write if m.direction() is m.write else res.read
         try:
@@ -222,12 +224,14 @@ def validate_measurements(
             rule_iops = None
         loo = None
         if fit is not None and (m.source, m.name) in used:
-            loo = _leave_one_out(fit, measurements, m, device_bytes)
-        rows.append(_row(m, pred_dir.bytes_per_s, pred_dir.iops, res.limit, rule_iops, loo=loo))
+            loo = leave_one_out(fit, measurements, m, device_bytes)
+        rows.append(
+            validation_row(m, pred_dir.bytes_per_s, pred_dir.iops, res.limit, rule_iops, loo=loo)
+        )
     return Validation(profile.name, tuple(rows), engine, seed, tuple(notes))
 
 
-def _row(
+def validation_row(
     m: Measurement,
     pred_bw: float | None,
     pred_iops: float | None,
@@ -237,6 +241,7 @@ def _row(
     loo: float | None = None,
     note: str = "",
 ) -> ValidationRow:
+    """The row of measurement ``m`` with its predictions (None: not predicted)."""
     from zsim.calibrate.forward import outstanding
 
     d = m.direction()
@@ -260,9 +265,11 @@ def _row(
     )
 
 
-def _leave_one_out(
+def leave_one_out(
     fit: DeviceFit, measurements: Sequence[Measurement], m: Measurement, device_bytes: int | None
 ) -> float | None:
+    """IOPS of ``m`` predicted by the closed form after refitting ``fit`` without it (the
+    discrete choices kept), or None when the refit fails."""
     rest = [x for x in measurements if x is not m]
     fitted = {p.name: p.value for p in fit.parameters}
     base: dict[str, Any] = {"rpm": int(fitted["rpm"])} if "rpm" in fitted else {}

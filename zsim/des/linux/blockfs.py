@@ -58,11 +58,9 @@ from typing import Any
 import numpy as np
 import simpy
 
-from zsim.des import memory
-from zsim.des.costs import REFERENCE_GHZ, cpu_costs
-from zsim.des.engine import Engine, Job, RunControl, _bus, _Stats
-from zsim.des.hardware import CpuPool, Device, MemoryBus
-from zsim.des.mdraid_map import (
+from zsim.des.clients import Job
+from zsim.des.engine import Engine
+from zsim.des.linux.mdraid_map import (
     PAGE,
     BlockDevice,
     BlockParams,
@@ -77,7 +75,14 @@ from zsim.errors import ZsimError
 from zsim.hardware import flash, hdd
 from zsim.layout.mdraid import md_array_bytes, md_data_offset, md_member_data_bytes
 from zsim.layout.tree import BtrfsArray, MdArray, RawDevices
+from zsim.machine import memory
+from zsim.machine.costs import REFERENCE_GHZ, cpu_costs
+from zsim.machine.links import bus_stages
+from zsim.machine.resources import CpuPool, Device, MemoryBus
+from zsim.machine.run_control import RunControl
+from zsim.machine.stats import CompletionLog
 from zsim.result import SimResult
+from zsim.scenario import Scenario
 
 Callback = Callable[[], None]
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
@@ -518,13 +523,13 @@ class Readahead:
 class BlockFsEngine(Engine):
     """fio/dd clients → page cache / O_DIRECT → ext4-like fs on md, or btrfs → disks.
 
-    Reuses :class:`zsim.des.engine.Engine`'s clients (:class:`Job`), stop rule
+    Reuses :class:`zsim.des.engine.Engine`'s clients (:class:`~zsim.des.clients.Job`), stop rule
     (``run``/``_precision``) and result shape; builds its own storage stack.
     """
 
     def __init__(
         self,
-        sc: Any,
+        sc: Scenario,
         seed: int,
         control: RunControl,
         partition_bytes: int | None = None,
@@ -535,7 +540,7 @@ class BlockFsEngine(Engine):
         self.env = simpy.Environment()
         self.rng = np.random.default_rng(seed)
         self.stopped = False
-        self.stats = _Stats()
+        self.stats = CompletionLog()
         self.block_params = block or BlockParams()
         self.fs_params = fs or FsParams()
         w, hw = sc.workload, sc.hardware
@@ -544,7 +549,7 @@ class BlockFsEngine(Engine):
             raise ZsimError(
                 f"the block-filesystem engine models md arrays, btrfs and raw devices; "
                 f"{sc.pool.layout!r} "
-                f"is a {layout.system} layout: use zsim.des.engine.simulate_des for ZFS pools"
+                f"is a {layout.system} layout: use zsim.des.run.simulate_des for ZFS pools"
             )
         if w.tool not in ("fio", "dd"):
             raise ZsimError(
@@ -555,7 +560,7 @@ class BlockFsEngine(Engine):
         disk = hw.disk
         self.rotating = disk.kind == "hdd"
         names = list(layout.devices)
-        paths = _bus(self.env, sc, names, disk)
+        paths = bus_stages(self.env, sc.hardware, names, disk)
         self.stages = {s.name: s for p in paths.values() for s in p.stages}
         model = hdd.hdd_params(disk) if self.rotating else flash.flash_params(disk)
         self.devices: dict[str, Device] = {}
@@ -854,7 +859,7 @@ class BlockFsEngine(Engine):
 
 
 def simulate_blockfs(
-    sc: Any,
+    sc: Scenario,
     seed: int = 1,
     control: RunControl | None = None,
     *,

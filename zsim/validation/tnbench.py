@@ -32,16 +32,14 @@ zsim should name ``cpu`` there.
 
 from __future__ import annotations
 
-import statistics
 import tomllib
 from dataclasses import dataclass
 from typing import Any
 
 from zsim.scenario import Scenario, scenario_from_dict
 from zsim.simulate import simulate
-from zsim.validate import reference_root
+from zsim.validation.common import MiB, median_abs, reference_root, relative_error
 
-MiB = 1 << 20
 REFERENCE_FILE = "tnbench-m50.toml"
 THREADS = (1, 10, 20, 40)
 DISK = "intel-dc-p4610-1.6tb"
@@ -115,11 +113,11 @@ class TnRow:
 
     @property
     def zsim_error(self) -> float:
-        return (self.zsim - self.measured) / self.measured
+        return relative_error(self.zsim, self.measured)
 
     @property
     def baseline_error(self) -> float:
-        return (self.baseline - self.measured) / self.measured
+        return relative_error(self.baseline, self.measured)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -185,8 +183,8 @@ def tnbench_summary(rows: list[TnRow], exclude: tuple[str, ...] = ()) -> dict[st
     """Median absolute error of zsim and of the rule of thumb, over the rows not excluded."""
     kept = [r for r in rows if r.id not in exclude]
     return {
-        "zsim_median_abs_error": statistics.median(abs(r.zsim_error) for r in kept),
-        "baseline_median_abs_error": statistics.median(abs(r.baseline_error) for r in kept),
+        "zsim_median_abs_error": median_abs(r.zsim_error for r in kept),
+        "baseline_median_abs_error": median_abs(r.baseline_error for r in kept),
         "total": len(kept),
     }
 

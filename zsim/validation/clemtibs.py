@@ -35,16 +35,14 @@ Modelling choices, each a possible source of error that is reported, not hidden:
 
 from __future__ import annotations
 
-import statistics
 import tomllib
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from zsim.scenario import Scenario, scenario_from_dict
 from zsim.simulate import simulate
-from zsim.validate import reference_root
+from zsim.validation.common import MiB, median_abs, reference_root, relative_error
 
-MiB = 1 << 20
 REFERENCE_FILE = "clemtibs-zfs-benchmark.toml"
 DISK = "toshiba-x300-pro-12tb"
 MIN_TO_MAX = 0.48  # inner/outer zone rate of the disk profiles (see models/README.md)
@@ -172,15 +170,15 @@ class ClemRow:
 
     @property
     def zsim_error(self) -> float:
-        return (self.zsim - self.measured) / self.measured
+        return relative_error(self.zsim, self.measured)
 
     @property
     def zsim_disk_rate_error(self) -> float:
-        return (self.zsim_disk_rate - self.measured) / self.measured
+        return relative_error(self.zsim_disk_rate, self.measured)
 
     @property
     def baseline_error(self) -> float:
-        return (self.baseline - self.measured) / self.measured
+        return relative_error(self.baseline, self.measured)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -276,11 +274,9 @@ def clemtibs_rows(seed: int = 1, max_wall: float = 600.0) -> list[ClemRow]:
 def clemtibs_summary(rows: list[ClemRow]) -> dict[str, Any]:
     """Median absolute errors of both zsim predictions and of the rule of thumb."""
     return {
-        "zsim_median_abs_error": statistics.median(abs(r.zsim_error) for r in rows),
-        "zsim_disk_rate_median_abs_error": statistics.median(
-            abs(r.zsim_disk_rate_error) for r in rows
-        ),
-        "baseline_median_abs_error": statistics.median(abs(r.baseline_error) for r in rows),
+        "zsim_median_abs_error": median_abs(r.zsim_error for r in rows),
+        "zsim_disk_rate_median_abs_error": median_abs(r.zsim_disk_rate_error for r in rows),
+        "baseline_median_abs_error": median_abs(r.baseline_error for r in rows),
         "total": len(rows),
         "not_predicted": dict(NOT_PREDICTED),
     }

@@ -1,5 +1,7 @@
-"""Output analysis for the discrete-event engine: warm-up removal and confidence intervals.
+"""Output analysis for the discrete-event engines: the completion log, warm-up removal and
+confidence intervals.
 
+* :class:`CompletionLog`: every client call's completion time, latency, size and direction;
 * MSER-5 (White, 1997; White, Cobb & Spratt, 2000): batch the series in groups of 5, choose the
   truncation point d that minimises the standard error of the remaining mean, searched over
   the first half of the batches.
@@ -10,8 +12,19 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 
 import numpy as np
+
+
+@dataclass
+class CompletionLog:
+    """The completed client calls of a run, one entry per call in completion order."""
+
+    times: list[float] = field(default_factory=list)
+    latencies: list[float] = field(default_factory=list)
+    nbytes: list[int] = field(default_factory=list)
+    is_read: list[bool] = field(default_factory=list)
 
 
 def mser5_truncation(series: np.ndarray) -> int:

@@ -1,0 +1,607 @@
+"""The ZFS model of the discrete-event engine: records, ARC and L2ARC, dirty data and txg sync
+(data, indirect blocks, space maps, uberblocks) over a set of top-level vdevs.
+
+:class:`ZfsModel` is built by :class:`zsim.des.engine.Engine` (which adds the clients) and driven
+by the intent log (:mod:`zsim.des.zil`) and a resilver's scan (:mod:`zsim.resilver.zfs_scan`).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import simpy
+
+from zsim.des.vdev import ASYNC_WRITE, SYNC_WRITE, Countdown, TopVdev, Zio
+from zsim.layout.alloc import psize_to_asize
+from zsim.machine import memory
+from zsim.machine.costs import CpuCosts, cpu_costs
+from zsim.machine.resources import CpuPool, after
+from zsim.scenario import Scenario
+from zsim.zfs.arc import RecordCache, arc_data_bytes
+from zsim.zfs.compression import compressed_psize
+from zsim.zfs.indirect import (
+    BPS_PER_INDIRECT,
+    INDIRECT_BYTES,
+    indirect_block,
+    indirect_levels,
+)
+from zsim.zfs.txg import async_write_max_active, throttle_delay, txg_tunables
+from zsim.zfs.version import parse_zfs_version
+
+Callback = Callable[[], None]
+KiB, MiB = 1 << 10, 1 << 20
+
+SPACE_MAP_ENTRY_BYTES = 16
+"""One two-word space-map entry (``SM2``, space_map.h): a freed block, or one allocated run."""
+FREE_CPU_S = 2e-6
+"""CPU for one freed block at 3 GHz: ``dsl_dataset_block_kill()`` → ``metaslab_free()`` adds
+the range to the metaslab's freeing tree and, at sync, to its space map. Estimate: a few
+range-tree (B-tree) operations of ~0.5 µs each; to be calibrated."""
+L2ARC_WRITE_MAX = 8 * MiB
+"""``l2arc_write_max``: bytes the L2ARC feed thread writes per ``l2arc_feed_secs`` (1 s)."""
+L2ARC_HEADER_BYTES = 96
+"""ARC memory per block held only in the L2ARC (the L2-only ``arc_buf_hdr_t``, ``arc.c``
+``HDR_L2ONLY_SIZE``; about 70–100 B by release)."""
+
+
+class _Run:
+    """Records of one txg written back to back on one top-level vdev, issued as one I/O per
+    leaf: what ``vdev_queue_aggregate()`` would make of their column writes anyway (adjacent
+    async writes, up to the aggregation limit), without queueing each column on its own."""
+
+    __slots__ = ("done", "extents", "txg")
+
+    def __init__(self, txg: _Txg):
+        self.txg = txg
+        self.extents: dict[int, list[int]] = {}  # leaf → [start, end)
+        self.done: list[Callback] = []
+
+    def accepts(self, columns: list[tuple[int, int, int]], limit: int) -> bool:
+        for leaf, offset, nbytes in columns:
+            ext = self.extents.get(leaf)
+            if ext is None:
+                continue
+            if offset != ext[1] or offset + nbytes - ext[0] > limit:
+                return False
+        return True
+
+    def add(self, columns: list[tuple[int, int, int]], done: Callback) -> None:
+        for leaf, offset, nbytes in columns:
+            ext = self.extents.get(leaf)
+            if ext is None:
+                self.extents[leaf] = [offset, offset + nbytes]
+            else:
+                ext[1] = offset + nbytes
+        self.done.append(done)
+
+
+@dataclass
+class _Txg:
+    records: dict[tuple[int, int], None] = field(default_factory=dict)
+    bytes: int = 0
+    pending: int = 0
+    synced: bool = False
+    cpu_left: int = 0  # records whose sync CPU work has not run yet
+    #: records a ZIL commit already wrote to their final place (dmu_sync): not rewritten
+    presynced: set[tuple[int, int]] = field(default_factory=set)
+
+
+class ZfsModel:
+    """Records, ARC, dirty data and txg sync over a set of top-level vdevs."""
+
+    def __init__(
+        self,
+        env: simpy.Environment,
+        sc: Scenario,
+        tops: list[TopVdev],
+        cpu: CpuPool,
+        costs: CpuCosts,
+        rng: np.random.Generator,
+        special: list[TopVdev] | None = None,
+        cache: list[TopVdev] | None = None,
+    ):
+        self.env, self.sc, self.cpu, self.costs = env, sc, cpu, costs
+        pool, hw = sc.pool, sc.hardware
+        self.version = parse_zfs_version(hw.zfs_version)
+        self.recordsize = pool.recordsize
+        self.ashift = pool.ashift
+        ratio = pool.compress_ratio if pool.compression != "off" else 1.0
+        self.psize = compressed_psize(self.recordsize, ratio, self.ashift)
+        special = list(special or [])
+        # spa_preferred_class(): metadata to the special class when there is one, and data
+        # blocks whose physical size is at most special_small_blocks
+        self.data_on_special = bool(special) and self.psize <= pool.special_small_blocks
+        self.all_tops = [*tops, *special]
+        self.cache_tops = list(cache or [])
+        self.l2_hit = 0.0  # P(L2ARC hit | ARC miss), set by warm_arc()
+        self.l2_hits = 0
+        self.l2_feed_bytes = 0
+        self.l2_pending_feed = 0
+        tops = special if self.data_on_special else tops
+        self.tops = tops
+        self.meta_tops = special or tops
+        self.meta_rotor = 0
+        self.runs: dict[int, _Run] = {}  # vdev index → the run of records being assembled
+        self.meta_compress_per_byte = cpu_costs(
+            hw.cpu_ghz,
+            pool.checksum,
+            0,
+            "lz4",
+            io_scale=hw.cpu_io_cost_scale,
+            byte_scale=hw.cpu_byte_cost_scale,
+        ).compress_per_byte
+        self.redundant_metadata = pool.redundant_metadata
+        self.meta_blocks_written = 0
+        #: records written for the first time (holes of sparse or new files): nothing to free
+        self.first_writes: set[tuple[int, int]] = set()
+        self.all_first_writes = False  # dd into new files
+        self.free_cpu = FREE_CPU_S * 3.0 / hw.cpu_ghz * hw.cpu_io_cost_scale
+        self.frees = 0
+        self.asizes = [psize_to_asize(t.vdev, self.psize, self.ashift) for t in tops]
+        # child I/Os per record, for their CPU cost: every column written, data columns read
+        self.children = max(len(t.leaf_ios(0, self.psize, True)) for t in tops)
+        # memory traffic of one record's write and read pipelines (zsim.machine.memory); the
+        # parity share is what the column map writes beyond psize (parity and skip sectors)
+        parity_ratio = (
+            max(
+                (sum(io[2] for io in t.leaf_ios(0, self.psize, True)) - self.psize) / self.psize
+                for t in tops
+                if t.vdev.kind in ("raidz", "draid")
+            )
+            if any(t.vdev.kind in ("raidz", "draid") for t in tops)
+            else 0.0
+        )
+        self.write_traffic = memory.write_record_bytes(
+            self.recordsize,
+            self.psize,
+            compressing=pool.compression != "off",
+            checksumming=pool.checksum != "off",
+            parity_ratio=parity_ratio,
+        )
+        self.read_traffic = memory.read_record_bytes(
+            self.recordsize,
+            self.psize,
+            checksumming=pool.checksum != "off",
+            compressed=self.psize < self.recordsize,
+        )
+        self.read_children = (
+            max(
+                1,
+                self.children
+                - max((t.vdev.parity for t in tops if t.vdev.kind != "mirror"), default=0),
+            )
+            if any(t.vdev.kind in ("raidz", "draid") for t in tops)
+            else 1
+        )
+        cache_data = pool.primarycache == "all"
+        records = arc_data_bytes(hw.ram, self.version, ratio) // self.recordsize
+        self.arc = RecordCache(records if cache_data else 0)
+        self.txg = txg_tunables(hw.ram, self.version)
+        self.dirty = 0
+        # the write buffer's start-up: it fills (clients outrun the disks) until the
+        # throttle's delay threshold, after which the rate is the steady one
+        self.max_dirty = 0
+        self.fill_mark = self.txg.delay_min_fraction * self.txg.dirty_max
+        self.filled_at: float | None = None
+        self.open = _Txg()
+        self.syncing: _Txg | None = None
+        self.sync_wanted = False
+        self.last_sync_start = 0.0
+        self.throttled: deque[Callback] = deque()
+        self.last_wakeup = 0.0
+        self.delay_time = 0.0
+        self.inflight: dict[tuple[int, int], list[Callback]] = {}
+        self.location: dict[tuple[int, int], tuple[int, int]] = {}
+        self.rng = rng
+        self.leaf_queues = [leaf for t in self.all_tops for leaf in t.leaves]
+        self.txgs_synced = 0
+        # a scan (resilver, scrub) runs inside spa_sync, after the txg's data is written:
+        # ``scan_slice(done)`` runs its slice and calls ``done``; while ``scan_active()`` the
+        # sync thread keeps syncing (an active scan is a reason to sync). Set by
+        # attach_scan() (zsim.resilver); None in normal runs.
+        self.scan_slice: Callable[[Callback], None] | None = None
+        self.scan_active: Callable[[], bool] = lambda: False
+        # the rotor: equal shares per vdev visit, weighted by vdev size (free space)
+        spaces = np.array([t.space for t in tops], dtype=float)
+        self.weights = spaces / spaces.sum()
+        self.rotor = 0
+        self.rotor_left = self._aliquot(0)
+        after(env, self.txg.txg_timeout, self._timer)
+        if self.cache_tops:
+            after(env, 1.0, self._l2_feed)
+
+    # ---- placement
+    def _aliquot(self, index: int) -> int:
+        """Bytes placed on a vdev per rotor visit (``mg_aliquot``): 512 KiB × children up to
+        2.1, 1 MiB × data disks in 2.2–2.3, 2 MiB × data disks from 2.4 (metaslab.c)."""
+        top = self.tops[index]
+        if self.version.at_least(2, 4):
+            base = 2 * MiB * top.data_disks
+        elif self.version.at_least(2, 2):
+            base = MiB * top.data_disks
+        else:
+            base = 512 * KiB * top.vdev.width
+        return max(int(base * self.weights[index] * len(self.tops)), 1)
+
+    def next_vdev(self) -> int:
+        """The rotor: stay on a vdev for its aliquot, then move on; returns the vdev index."""
+        if self.rotor_left <= 0:
+            self.rotor = (self.rotor + 1) % len(self.tops)
+            self.rotor_left = self._aliquot(self.rotor)
+        self.rotor_left -= self.asizes[self.rotor]
+        return self.rotor
+
+    def _fill(self) -> float:
+        """Allocated fraction of the pool: ``pool.allocated`` over usable space, else ``fill``."""
+        pool = self.sc.pool
+        if pool.allocated is not None:
+            usable = sum(t.space for t in self.tops)
+            return pool.allocated / usable if usable else 0.0
+        return pool.fill
+
+    def place_files(self, njobs: int, file_records: int) -> None:
+        """Lay out the jobs' files as fio does before a run: written one after the other just
+        below the pool's fill line, records in allocation order, spread over the vdevs by
+        the rotor. Computed by formula (files may hold billions of records); only records
+        rewritten during the run get an entry in ``location``."""
+        fill = min(0.95, max(0.0, self._fill()))
+        self.file_records = file_records
+        self.indirect_levels = indirect_levels(file_records)
+        self.per_visit = [max(1, -(-self._aliquot(i) // a)) for i, a in enumerate(self.asizes)]
+        self.cycle = sum(self.per_visit)
+        total = njobs * file_records
+        self.file_start = []
+        for t, per_visit, asize in zip(self.tops, self.per_visit, self.asizes, strict=True):
+            share = -(-total // self.cycle) * per_visit * asize
+            sector = 1 << self.ashift
+            start = max(0, int(t.space * fill) - share) // sector * sector
+            self.file_start.append(start)
+            t.cursor = min(t.space, start + share)
+
+    def locate(self, key: tuple[int, int]) -> tuple[int, int]:
+        """(vdev index, vdev offset) of a record."""
+        found = self.location.get(key)
+        if found is not None:
+            return found
+        g = key[0] * self.file_records + key[1]
+        cycle, within = divmod(g, self.cycle)
+        for v, per_visit in enumerate(self.per_visit):
+            if within < per_visit:
+                index = cycle * per_visit + within
+                offset = self.file_start[v] + index * self.asizes[v]
+                wrap = max(1, self.tops[v].space // self.asizes[v]) * self.asizes[v]
+                return v, offset % wrap
+            within -= per_visit
+        raise AssertionError("unreachable: within < cycle")
+
+    def warm_arc(self, njobs: int, file_records: int) -> None:
+        """Uniform random access over N records with an ARC of C records: in steady state a
+        read hits with probability min(1, C/N) whatever the policy (ARC, LRU and LFU agree
+        when no record is hotter than another), so the engine draws hits with that
+        probability instead of tracking millions of records."""
+        total = njobs * file_records
+        arc = self.arc.capacity
+        if self.cache_tops and total:
+            # L2ARC: compressed blocks on the cache devices; each block held there costs an
+            # ARC header
+            l2_records = sum(t.space for t in self.cache_tops) // self.psize
+            held = min(l2_records, total - min(arc, total)) * self.sc.pool.cache_fill
+            arc = max(0, arc - int(held * L2ARC_HEADER_BYTES) // self.recordsize)
+            self.arc.capacity = arc
+            beyond = total - min(arc, total)
+            held = min(held, beyond)
+            self.l2_hit = held / beyond if beyond else 0.0
+        self.arc.uniform_hit = min(1.0, arc / total) if total else 0.0
+
+    # ---- reads
+    def read_record(
+        self, key: tuple[int, int], klass: int, done: Callback, use_cache: bool = True
+    ) -> bool:
+        """Bring a record into memory; returns True if it was already there (a hit)."""
+        if key in self.open.records or (self.syncing and key in self.syncing.records):
+            done()
+            return True
+        if use_cache and self.arc.lookup(key, self.rng):
+            done()
+            return True
+        waiting = self.inflight.get(key)
+        if waiting is not None:
+            waiting.append(done)
+            return False
+        self.inflight[key] = [done]
+        if use_cache and self.l2_hit and self.rng.random() < self.l2_hit:
+            # an L2ARC hit: one read of the compressed block from a cache device
+            self.l2_hits += 1
+            top = self.cache_tops[key[1] % len(self.cache_tops)]
+            offset = (hash(key) % max(1, top.space // self.psize)) * self.psize
+            top.io(offset, self.psize, False, klass, lambda: self._read_done(key, use_cache))
+            return False
+        v, offset = self.locate(key)
+        self.l2_pending_feed += self.psize  # evicts another record, which the feed may take
+        self.tops[v].io(offset, self.psize, False, klass, lambda: self._read_done(key, use_cache))
+        return False
+
+    def _read_done(self, key: tuple[int, int], use_cache: bool) -> None:
+        c = self.costs
+        work = c.read_record(self.psize) + self.read_children * c.leaf_io
+        if use_cache:  # the record gets an ARC buffer (and, once the ARC is full, evicts one)
+            work += self.recordsize * c.cache_pages_per_byte
+        self.cpu.run(
+            work, lambda: self._read_ready(key, use_cache), self.read_traffic, background=True
+        )
+
+    def _read_ready(self, key: tuple[int, int], use_cache: bool) -> None:
+        if use_cache:
+            self.arc.insert(key)
+        for cb in self.inflight.pop(key):
+            cb()
+
+    # ---- writes
+    def dirty_record(self, key: tuple[int, int], done: Callback) -> None:
+        """Admit a write to a record: throttle, then mark it dirty in the open txg."""
+        if self.dirty >= self.txg.dirty_max:
+            self.throttled.append(lambda: self.dirty_record(key, done))
+            return
+        delay = throttle_delay(self.dirty, self.txg)
+        if delay > 0:
+            now = self.env.now
+            wake = max(now + delay, self.last_wakeup + delay)
+            self.last_wakeup = wake
+            self.delay_time += wake - now
+            after(self.env, wake - now, self._admit, key, done)
+        else:
+            self._admit(key, done)
+
+    def _admit(self, key: tuple[int, int], done: Callback) -> None:
+        if key not in self.open.records:
+            self.open.records[key] = None
+            self.open.bytes += self.recordsize
+            self.dirty += self.recordsize
+            self._update_async_limit()
+            if self.dirty > self.max_dirty:
+                self.max_dirty = self.dirty
+                if self.filled_at is None and self.dirty >= self.fill_mark:
+                    self.filled_at = self.env.now
+        elif key in self.open.presynced:
+            self.open.presynced.discard(key)  # dirtied again after dmu_sync: sync writes it
+        if self.open.bytes >= self.txg.sync_bytes:
+            self._want_sync()
+        done()
+
+    def _update_async_limit(self) -> None:
+        limit = async_write_max_active(self.dirty, self.txg)
+        for leaf in self.leaf_queues:
+            leaf.async_write_max = limit
+
+    def _l2_feed(self) -> None:
+        """``l2arc_feed_thread``: once a second, write up to ``l2arc_write_max`` of the
+        blocks the ARC evicted (one per record read from the pool) to the cache devices,
+        in 1 MiB writes at async-write priority."""
+        nbytes = min(L2ARC_WRITE_MAX, self.l2_pending_feed)
+        self.l2_pending_feed = 0
+        self.l2_feed_bytes += nbytes
+        top = self.cache_tops[int(self.env.now) % len(self.cache_tops)]
+        while nbytes > 0:
+            size = min(MiB, nbytes)
+            top.io(top.allocate(size), size, True, ASYNC_WRITE, lambda: None)
+            nbytes -= size
+        after(self.env, 1.0, self._l2_feed)
+
+    def _timer(self) -> None:
+        if self.env.now - self.last_sync_start >= self.txg.txg_timeout - 1e-9 and self.open.records:
+            self._want_sync()
+        after(self.env, self.txg.txg_timeout, self._timer)
+
+    def _want_sync(self) -> None:
+        if self.syncing is None:
+            self._start_sync()
+        else:
+            self.sync_wanted = True
+
+    def presync(self, key: tuple[int, int]) -> None:
+        """A ZIL commit wrote this dirty record to its final place (``dmu_sync``); the txg
+        that holds it will not write it again unless it is dirtied again."""
+        if key in self.open.records:
+            self.open.presynced.add(key)
+
+    def attach_scan(
+        self, scan_slice: Callable[[Callback], None], scan_active: Callable[[], bool]
+    ) -> None:
+        """Run a scan (resilver, scrub) inside every txg sync from now on: ``scan_slice(done)``
+        runs one slice and calls ``done``; while ``scan_active()`` the sync thread keeps
+        syncing. Starts a sync at once when none is running."""
+        self.scan_slice, self.scan_active = scan_slice, scan_active
+        self.sync_if_idle()
+
+    def sync_if_idle(self) -> None:
+        """Start a txg sync now unless one is running (a scan wants its next slice)."""
+        if self.syncing is None:
+            self._start_sync()
+
+    def _start_sync(self) -> None:
+        if not self.open.records and not self.scan_active():
+            return
+        txg, self.open = self.open, _Txg()
+        self.syncing = txg
+        self.sync_wanted = False
+        self.last_sync_start = self.env.now
+        # dbuf sync order: by object, then block; blocks dmu_sync wrote are only released
+        keys = sorted(k for k in txg.records if k not in txg.presynced)
+        if txg.presynced:
+            self.dirty -= len(txg.presynced) * self.recordsize
+            self._update_async_limit()
+            while self.throttled and self.dirty < self.txg.dirty_max:
+                self.throttled.popleft()()
+        meta = self._indirect_blocks(txg.records)
+        freed = self._frees(txg.records)
+        meta += self._space_map_blocks(freed)
+        if freed:
+            self.cpu.run(len(freed) * self.free_cpu, lambda: None, background=True)
+        if not keys and not meta:
+            self._data_synced(txg)
+            return
+        txg.pending = len(keys) + len(meta)
+        txg.cpu_left = len(keys)
+        c = self.costs
+        parity = max((t.vdev.parity for t in self.tops), default=0)
+        per_record = c.write_record(self.recordsize, self.psize, bool(parity))
+        per_record += self.children * c.leaf_io
+        for key in keys:
+            self.cpu.run(
+                per_record,
+                lambda k=key: self._write_record(txg, k),
+                self.write_traffic,
+                background=True,
+            )
+        for psize, copy in meta:
+            work = c.zio + INDIRECT_BYTES * self.meta_compress_per_byte
+            work += psize * c.checksum_per_byte
+            self.cpu.run(work, lambda p=psize, k=copy: self._write_meta(txg, p, k), background=True)
+
+    def _indirect_blocks(self, records: dict[tuple[int, int], None]) -> list[tuple[int, int]]:
+        """(psize, copy) of every indirect block the txg rewrites: each dirty record's
+        parent at every level (one dnode pointer covers a one-record file). Copies by
+        ``redundant_metadata``: ``all`` writes every indirect block twice (a ditto block),
+        ``most`` and below write level-1 blocks once (zfs.4)."""
+        out: list[tuple[int, int]] = []
+        for level in range(1, self.indirect_levels + 1):
+            span = BPS_PER_INDIRECT**level
+            parents = {(job, rec // span) for job, rec in records}
+            psize, copies = indirect_block(
+                level, self.file_records, self.ashift, self.redundant_metadata
+            )
+            out.extend((psize, k) for _ in parents for k in range(copies))
+        return out
+
+    def _frees(self, records: dict[tuple[int, int], None]) -> list[tuple[int, int]]:
+        """(vdev, offset) of every block the txg frees: the old copy of each rewritten
+        record (copy-on-write); a record's first write frees nothing."""
+        if self.all_first_writes:
+            return []
+        first = self.first_writes
+        freed = [self.locate(k) for k in records if k not in first]
+        first.difference_update(records)
+        self.frees += len(freed)
+        return freed
+
+    def _space_map_blocks(self, freed: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """(psize, copy) of the space-map appends of a txg: one block per metaslab that
+        frees blocks (an entry each) or allocates (one entry per contiguous run: new
+        blocks go out sequentially), written with a ditto copy like all pool metadata."""
+        entries: dict[tuple[int, int], int] = {}
+        for v, offset in freed:
+            ms = (v, self.tops[v].metaslab(offset))
+            entries[ms] = entries.get(ms, 0) + 1
+        for v, top in enumerate(self.tops):
+            ms = (v, top.metaslab(top.cursor))
+            entries[ms] = entries.get(ms, 0) + 1
+        sector = 1 << self.ashift
+        out = []
+        for n in entries.values():
+            psize = -(-n * SPACE_MAP_ENTRY_BYTES // sector) * sector
+            copies = 1 if self.redundant_metadata == "none" else 2
+            out.extend((psize, k) for k in range(copies))
+        return out
+
+    def _write_meta(self, txg: _Txg, psize: int, copy: int) -> None:
+        """One indirect block copy to the metadata class (special vdevs, else the pool);
+        a ditto copy goes to another vdev, or 1/8 of the vdev away on the same one
+        (``metaslab_alloc_dva()``'s ditto distance)."""
+        tops = self.meta_tops
+        if copy == 0:
+            self.meta_rotor = (self.meta_rotor + 1) % len(tops)
+        top = tops[(self.meta_rotor + copy) % len(tops)]
+        asize = psize_to_asize(top.vdev, psize, self.ashift)
+        # a ditto copy on a pool of one vdev goes 1/8 of the vdev away (TopVdev.allocate_ditto)
+        offset = top.allocate_ditto(asize) if copy and len(tops) == 1 else top.allocate(asize)
+        self.meta_blocks_written += 1
+        top.io(offset, psize, True, ASYNC_WRITE, lambda: self._txg_part_done(txg))
+
+    def _write_record(self, txg: _Txg, key: tuple[int, int]) -> None:
+        v = self.next_vdev()
+        top = self.tops[v]
+        offset = top.allocate(self.asizes[v])
+        self.location[key] = (v, offset)
+        columns = top.leaf_ios(offset, self.psize, True)
+        limit = top.leaves[0].aggregation_limit
+        run = self.runs.get(v)
+        if run is not None and not run.accepts(columns, limit):
+            self._issue_run(v)
+            run = None
+        if run is None:
+            run = self.runs[v] = _Run(txg)
+        run.add(columns, lambda: self._record_written(txg))
+        txg.cpu_left -= 1
+        if txg.cpu_left == 0:  # the last record of the txg: nothing more will join a run
+            for u in list(self.runs):
+                self._issue_run(u)
+
+    def _issue_run(self, v: int) -> None:
+        run = self.runs.pop(v)
+        top = self.tops[v]
+        callbacks = run.done
+
+        def all_written() -> None:
+            for cb in callbacks:
+                cb()
+
+        countdown = Countdown(len(run.extents), all_written)
+        for leaf, (start, end) in run.extents.items():
+            top.leaves[leaf].add(Zio(start, end - start, True, ASYNC_WRITE, countdown.tick))
+
+    def _record_written(self, txg: _Txg) -> None:
+        self.dirty -= self.recordsize
+        self._update_async_limit()
+        while self.throttled and self.dirty < self.txg.dirty_max:
+            self.throttled.popleft()()
+        self._txg_part_done(txg)
+
+    def _txg_part_done(self, txg: _Txg) -> None:
+        txg.pending -= 1
+        if txg.pending == 0:
+            self._data_synced(txg)
+
+    def _data_synced(self, txg: _Txg) -> None:
+        """The txg's data and metadata are written; a scan takes its slice (dsl_scan_sync in
+        spa_sync's first pass), then the uberblocks."""
+        if self.scan_slice is not None:
+            self.scan_slice(lambda: self._write_uberblocks(txg))
+        else:
+            self._write_uberblocks(txg)
+
+    def _write_uberblocks(self, txg: _Txg) -> None:
+        """End of ``spa_sync()``: labels/uberblock written to every leaf with a cache flush."""
+        leaves = [(t, i) for t in self.all_tops for i in range(len(t.leaves))]
+        left = [len(leaves)]
+
+        def one_done() -> None:
+            left[0] -= 1
+            if left[0] == 0:
+                self._sync_done(txg)
+
+        for top, i in leaves:
+            top.leaves[i].add(_ub_zio(top, one_done))
+
+    def _sync_done(self, txg: _Txg) -> None:
+        for key in txg.records:
+            self.arc.insert(key)
+        txg.synced = True
+        self.syncing = None
+        self.txgs_synced += 1
+        if self.sync_wanted or self.open.bytes >= self.txg.sync_bytes or self.scan_active():
+            self._start_sync()
+
+
+def _ub_zio(top: TopVdev, done: Callback) -> Zio:
+    # the uberblock ring lives in the labels at the start of the device
+    return Zio(
+        offset=128 * KiB,
+        nbytes=1 << top.ashift,
+        is_write=True,
+        klass=SYNC_WRITE,
+        done=done,
+        needs_flush=True,
+    )

@@ -1,0 +1,19 @@
+"""The machine every engine runs on: devices, links, CPU and memory costs, run control, statistics.
+
+Public modules, shared by the discrete-event engines (:mod:`zsim.des`), the analytic engine
+(:mod:`zsim.analytic`), resilver (:mod:`zsim.resilver`) and calibration (:mod:`zsim.calibrate`):
+
+* :mod:`~zsim.machine.resources` — the SimPy resources: :class:`Device` (a disk or SSD serving
+  :class:`DevIO` requests with the :mod:`zsim.hardware` service models), :class:`BandwidthStage`
+  and :class:`Path` (the bus stages between memory and a device), :class:`MemoryBus`,
+  :class:`CpuPool`, :class:`Busy` bookkeeping and :func:`after` (a timeout with a callback);
+* :mod:`~zsim.machine.links` — line encodings, PCIe rates, the HBA's default command ceiling,
+  :func:`bus_stages` (each device's chain of stages) and :func:`device_peak_rates`;
+* :mod:`~zsim.machine.costs` — CPU seconds per call, I/O and byte (:func:`cpu_costs`), and the
+  zio taskq threads (:func:`zio_taskq_threads`);
+* :mod:`~zsim.machine.memory` — DRAM traffic per data pass;
+* :mod:`~zsim.machine.run_control` — :class:`RunControl`, when a run stops;
+* :mod:`~zsim.machine.stats` — :class:`CompletionLog`, MSER-5 warm-up removal and batch means.
+
+Nothing here imports an engine.
+"""
