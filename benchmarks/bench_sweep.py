@@ -21,7 +21,8 @@ import time
 from zsim.errors import ZsimError
 from zsim.sweep.execute import run_points
 from zsim.sweep.layouts import enumerate_layouts
-from zsim.sweep.table import build_points, plan_sweep, run_plan
+from zsim.sweep.plan import plan_sweep
+from zsim.sweep.table import build_points, run_plan
 
 DISK = "seagate-ironwolf-12tb"
 

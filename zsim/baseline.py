@@ -85,6 +85,7 @@ from dataclasses import dataclass
 
 from zsim.errors import CatalogError, ZsimError
 from zsim.hardware.catalog import Profile
+from zsim.layout.grammar import parse_layout
 from zsim.layout.tree import (
     BtrfsArray,
     Layout,
@@ -94,6 +95,7 @@ from zsim.layout.tree import (
     ZfsLayout,
     ZpoolOnBlock,
 )
+from zsim.units import MB
 
 RW_MODES: tuple[str, ...] = ("read", "write", "randread", "randwrite", "randrw", "readwrite")
 SOURCE = (
@@ -241,8 +243,6 @@ def _md_share(array: MdArray) -> RuleShare:
 def rule_shares(layout: Layout | str) -> tuple[RuleShare, ...]:
     """The rule's worth of each group of identical data vdevs (or of the array), in disks."""
     if isinstance(layout, str):
-        from zsim.layout.grammar import parse_layout
-
         layout = parse_layout(layout)
     if isinstance(layout, ZfsLayout):
         groups: dict[tuple[object, ...], tuple[Vdev, int]] = {}
@@ -417,7 +417,7 @@ def _estimate(
 
 
 def _rate(bytes_per_s: float) -> str:
-    return f"{bytes_per_s / 1e6:.1f} MB/s"
+    return f"{bytes_per_s / MB:.1f} MB/s"
 
 
 def _num(value: float | None) -> str:

@@ -1,5 +1,8 @@
 """The ``zsim`` command line. It only parses arguments, calls the API and prints.
 
+This module holds the parser and :func:`main`; each command's handler (options → API call →
+data and text) is in :mod:`zsim.commands`.
+
 Exit codes: 0 success; 2 bad input (one line on stderr, no traceback); 1 an internal error
 (a bug: one line asking for a report, the traceback only with ``ZSIM_DEBUG=1``).
 """
@@ -10,26 +13,15 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from zsim.version import __version__
-from zsim.capacity import PARTITIONINGS, CapacityReport, capacity
+from zsim.capacity import PARTITIONINGS
+from zsim.commands import calibrate, capacity, catalog, simulate, sweep
 from zsim.errors import ZsimError
-from zsim.hardware.catalog import SCHEMA, list_profiles, load_profile
-from zsim.layout.grammar import parse_layout, to_compact, to_zpool
-from zsim.layout.tree import ZfsLayout
 from zsim.sweep.layouts import RAIDZ_MAX_WIDTH
-from zsim.units import (
-    format_binary_size,
-    format_decimal_size,
-    format_rate,
-    format_size,
-    format_time,
-    parse_rate,
-    parse_size,
-    parse_time,
-)
+from zsim.validation.registry import DEFAULT_SETS, SET_NAMES, sets_help
+from zsim.version import __version__
 from zsim.zfs.version import CURRENT
 
 
@@ -172,8 +164,6 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     cfit.add_argument("--json", action="store_true")
 
-    from zsim.validation.registry import DEFAULT_SETS, SET_NAMES, sets_help
-
     val = sub.add_parser(
         "validate",
         help="predicted vs measured on the bundled reference sets, with errors",
@@ -184,8 +174,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "sets",
         nargs="*",
         metavar="SET",
-        help=f"reference sets to run: {', '.join(SET_NAMES)} "
-        f"(default: {' '.join(DEFAULT_SETS)})",
+        help=f"reference sets to run: {', '.join(SET_NAMES)} (default: {' '.join(DEFAULT_SETS)})",
     )
     val.add_argument("--seed", type=int, default=1)
     val.add_argument("--target-ci", type=float, default=0.03)
@@ -336,451 +325,16 @@ def _sweep_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the JSON document")
 
 
-def _sweep_kwargs(args: argparse.Namespace) -> dict[str, Any]:
-    return {
-        "disks": args.disks,
-        "disk": args.disk,
-        "workloads": [w for item in args.workload for w in item.split(",")],
-        "workloads_file": args.workloads_file,
-        "engine": args.engine,
-        "prices": args.price,
-        "ashift": args.ashift,
-        "recordsize": args.recordsize,
-        "overrides": args.set,
-        "layouts": args.layouts,
-        "max_width": args.max_width,
-        "results": args.results,
-        "scheduler": args.scheduler,
-        "workers": args.workers,
-        "seed": args.seed,
-    }
-
-
-def _cmd_sweep(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
-    from zsim.sweep.table import sweep
-
-    table = sweep(**_sweep_kwargs(args), out=args.out, resilver=args.resilver)
-    text = table.text()
-    if args.out:
-        text += f"\nwrote {args.out}"
-    return table.to_dict(), text
-
-
-def _cmd_recommend(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
-    from zsim.sweep.recommend import recommend
-
-    result = recommend(
-        **_sweep_kwargs(args),
-        min_usable=args.min_usable,
-        min_fault_tolerance=args.min_fault_tolerance,
-        max_cost=args.max_cost,
-        resilver=args.resilver,
-    )
-    return result.to_dict(), result.text()
-
-
-def _compress_ratio(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise ZsimError(f"--compress-ratio {text!r} is not a number; give e.g. 1.6") from None
-    return value
-
-
-def _cmd_capacity(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
-    logical_sector = 512
-    if args.disk:
-        profile = load_profile(args.disk)
-        if profile.kind == "hba":
-            raise ZsimError(f"--disk {args.disk!r} is an HBA; give a disk or SSD profile")
-        disk_size: int | str = profile.size_bytes
-        logical_sector = profile.logical_sector_bytes
-    else:
-        disk_size = args.disk_size
-    class_sizes = {}
-    for vclass, value in (
-        ("log", args.log_size),
-        ("special", args.special_size),
-        ("dedup", args.special_size),
-        ("cache", args.cache_size),
-    ):
-        if value is not None:
-            class_sizes[vclass] = value  # noqa: PERF403 (a loop reads better with the filter)
-    report = capacity(
-        args.layout,
-        disk_size,
-        ashift=args.ashift,
-        recordsize=args.recordsize,
-        compress_ratio=_compress_ratio(args.compress_ratio),
-        zfs_version=args.zfs_version,
-        partitioning=args.partitioning,
-        logical_sector=logical_sector,
-        class_disk_size=class_sizes,
-    )
-    return report.to_dict(), _capacity_text(report)
-
-
-def _capacity_text(r: CapacityReport) -> str:
-    lines = [f"layout      {r.layout}"]
-    if r.system == "zfs":
-        lines.append(f"zpool form  zpool create tank {r.zpool_form}")
-        lines.append(
-            f"OpenZFS     {r.zfs_version}, ashift {r.ashift} "
-            f"({format_binary_size(1 << (r.ashift or 9))} sectors), "
-            f"partitioning: {r.partitioning}"
-        )
-    elif r.system == "md":
-        lines.append(f"mdadm       mdadm --create /dev/md0 {r.zpool_form}")
-    ndisks = round(r.raw_bytes / r.disk_bytes) if r.disk_bytes else 0
-    lines.append(
-        f"disks       {ndisks} × {format_size(r.disk_bytes)} = {format_size(r.raw_bytes)} raw"
-    )
-    if r.support_raw_bytes:
-        lines.append(
-            f"support     {format_size(r.support_raw_bytes)} of special/log/cache/spare devices"
-        )
-    lines.append("")
-    if r.system in ("zfs", "zpool-on"):
-        lines.append(f"zpool list SIZE      {format_size(r.zpool_size_bytes)}")
-        lines.append(
-            f"zfs USED+AVAIL       {format_size(r.usable_bytes)}   ({r.efficiency:.1%} of raw)"
-        )
-        lines.append(f"slop (reserved)      {format_size(r.slop_bytes)}")
-        if r.embedded_log_bytes or r.special_embedded_log_bytes:
-            lines.append(
-                f"embedded log         "
-                f"{format_size(r.embedded_log_bytes + r.special_embedded_log_bytes)}"
-            )
-        if r.special_bytes:
-            lines.append(f"special class        {format_size(r.special_bytes)} (not in AVAIL)")
-        if r.log_bytes:
-            lines.append(f"log class            {format_size(r.log_bytes)} (not in AVAIL)")
-    else:
-        lines.append(
-            f"usable               {format_size(r.usable_bytes)}   ({r.efficiency:.1%} of raw)"
-        )
-    lines.append(
-        f"effective            {format_size(r.effective_bytes)}   "
-        f"of {format_binary_size(r.recordsize)} records at {r.compress_ratio:.2f}× compression "
-        f"({r.effective_efficiency:.1%} of raw)"
-    )
-    lines.append(f"fault tolerance      {r.fault_tolerance} disk(s) per vdev")
-    if r.vdevs:
-        lines.append("")
-        header = (
-            "vdev",
-            "class",
-            "layout",
-            "raw",
-            "labels",
-            "geometry",
-            "redundancy",
-            "padding",
-            "emb.log",
-            "slop",
-            "usable",
-            "metaslabs",
-        )
-        rows = [header]
-        for v in r.vdevs:
-            ms = (
-                f"{v.metaslab_count} × {format_binary_size(1 << v.metaslab_shift)}"
-                if v.metaslab_count
-                else "-"
-            )
-            rows.append(
-                (
-                    str(v.index),
-                    v.vclass,
-                    v.layout,
-                    *(
-                        format_decimal_size(x)
-                        for x in (
-                            v.raw_bytes,
-                            v.labels_bytes,
-                            v.geometry_bytes,
-                            v.redundancy_bytes,
-                            v.padding_bytes,
-                            v.embedded_log_bytes,
-                            v.slop_bytes,
-                            v.usable_bytes,
-                        )
-                    ),
-                    ms,
-                )
-            )
-        widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-        lines.extend(
-            "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
-            for row in rows
-        )
-        lines.append("(sizes in decimal units: 1 TB = 10^12 B; the columns add up to raw)")
-    lines.extend(f"note: {n}" for n in r.notes)
-    return "\n".join(lines)
-
-
-def _cmd_simulate(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
-    from zsim.scenario import load_scenario
-    from zsim.simulate import simulate
-
-    if not 0 < args.target_ci < 1:
-        raise ZsimError(f"--target-ci {args.target_ci} must be between 0 and 1, e.g. 0.02")
-    if args.max_wall <= 0:
-        raise ZsimError(f"--max-wall {args.max_wall} must be more than 0 seconds")
-    if args.max_sim <= 0:
-        raise ZsimError(f"--max-sim {args.max_sim} must be more than 0 seconds")
-    scenario = load_scenario(args.scenario, overrides=args.set)
-    result = simulate(
-        scenario,
-        engine=args.engine,
-        seed=args.seed,
-        target_ci=args.target_ci,
-        max_sim_seconds=args.max_sim,
-        max_wall_seconds=args.max_wall,
-    )
-    return result.to_dict(), _simulate_text(result)
-
-
-def _simulate_text(r: Any) -> str:
-    sc = r.scenario
-    lines = [
-        f"scenario    {sc['pool']['layout']} of {sc['hardware']['disk_spec']}, "
-        f"{_workload_text(sc['workload'])}",
-        f"engine      {r.engine}" + (f", seed {r.seed}" if r.engine == "des" else ""),
-        "",
-        f"{'':<7}{'bandwidth':<32}{'IOPS':>10}  {'mean lat':>10}  {'p50':>10}  {'p99':>10}",
-    ]
-    for label, d in (("read", r.read), ("write", r.write)):
-        if d.iops == 0:
-            continue
-        lines.append(
-            f"{label:<7}{format_rate(d.bytes_per_s):<32}{d.iops:>10.0f}  "
-            f"{format_time(d.latency_mean):>10}  {_maybe_time(d.latency_p50):>10}  "
-            f"{_maybe_time(d.latency_p99):>10}"
-        )
-    lines.append("")
-    lines.append(f"limit       {r.limit}")
-    if r.utilization:
-        top = sorted(r.utilization.items(), key=lambda kv: -kv[1])[:4]
-        lines.append("busiest     " + ", ".join(f"{k} {v:.0%}" for k, v in top))
-    if r.ci_rel is not None:
-        lines.append(
-            f"precision   ±{r.ci_rel:.1%} (95% CI of the I/O rate), "
-            f"{r.sim_seconds:.1f} s simulated in {r.wall_seconds:.1f} s"
-        )
-    lines.extend(f"note: {n}" for n in r.notes)
-    return "\n".join(lines)
-
-
-def _maybe_time(seconds: float | None) -> str:
-    """A latency, or "n/a" where the engine does not model it (analytic write percentiles)."""
-    return "n/a" if seconds is None else format_time(seconds)
-
-
-def _workload_text(w: dict[str, Any]) -> str:
-    if w.get("tool") == "trace":
-        return f"trace {w.get('file')} ({w.get('format')})"
-    if w.get("tool") == "dd":
-        return f"dd {w.get('direction')} bs={w.get('bs')} streams={w.get('streams', 1)}"
-    return (
-        f"fio {w.get('rw')} bs={w.get('bs')} numjobs={w.get('numjobs', 1)} "
-        f"iodepth={w.get('iodepth', 1)}"
-    )
-
-
-def _cmd_resilver(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
-    from zsim.resilver.run import simulate_resilver
-    from zsim.scenario import load_scenario
-
-    scenario = load_scenario(args.scenario, overrides=args.set)
-    result = simulate_resilver(scenario, seed=args.seed, durability=not args.no_durability)
-    return result.to_dict(), _resilver_text(result)
-
-
-def _hours(seconds: float | None) -> str:
-    return "—" if seconds is None else f"{format_time(seconds)} ({seconds / 3600:.2f} h)"
-
-
-def _resilver_text(r: Any) -> str:
-    sc = r.scenario
-    lines = [
-        f"scenario    {sc['pool']['layout']} of {sc['hardware']['disk_spec']}, "
-        f"fill {sc['pool']['fill']:.0%}, {r.disk} fails",
-    ]
-    if r.lost:
-        lines.append("resilver    none: the failed disk's data is lost (no redundancy)")
-    else:
-        lines += [
-            f"method      {r.method}" + (f", {r.spare} spare" if r.system == "zfs" else ""),
-            f"time        {_hours(r.seconds)}",
-            f"resilvered  {format_size(r.bytes_resilvered)} at {format_rate(r.bytes_per_s)}",
-            f"read        {format_size(r.bytes_read)} from the surviving disks",
-            f"limit       {r.limit}",
-        ]
-        if r.scrub_seconds is not None:
-            lines.append(f"scrub       {_hours(r.scrub_seconds)} (the whole pool)")
-        if r.total_seconds is not None and r.total_seconds != r.seconds:
-            lines.append(f"total       {_hours(r.total_seconds)} (rebuild, then its scrub)")
-        if r.progress:
-            marks = list(r.progress[1:])[:: max(1, len(r.progress) // 4)]
-            shares = [f"{b / max(1, r.bytes_resilvered):.0%} at {t / 3600:.1f} h" for t, b in marks]
-            lines.append("progress    " + ", ".join(shares))
-    if r.under_load:
-        u = r.under_load
-        lines.append(f"under load  {_hours(u['seconds'])}, limit {u['limit']}")
-        during = u.get("foreground_during")
-        alone = u.get("foreground_alone")
-        if during and alone:
-            for d in ("read", "write"):
-                if alone[d]["iops"]:
-                    lines.append(
-                        f"  workload {d}: {format_rate(during[d]['bytes_per_s'])} during vs "
-                        f"{format_rate(alone[d]['bytes_per_s'])} alone"
-                    )
-    if r.durability:
-        du = r.durability
-        years = du["mission_seconds"] / (365.25 * 86400)
-        lines += [
-            f"durability  AFR {du['afr']:.2%}, {years:.0f} years: "
-            f"P(loss) {du['loss_probability']:.3g} "
-            f"(95% CI {du['loss_probability_ci95'][0]:.3g}…{du['loss_probability_ci95'][1]:.3g})",
-            f"            P(unrecoverable block) {du['ure_probability']:.3g}; "
-            f"MTTDL formula {du['mttdl_seconds'] / (365.25 * 86400):.3g} years → "
-            f"P(loss) {du['mttdl_loss_probability']:.3g}",
-        ]
-    lines.extend(f"note: {n}" for n in r.notes)
-    return "\n".join(lines)
-
-
-def _cmd_validate(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
-    if args.profile:
-        from zsim.calibrate.commands import validate_command
-
-        return validate_command(
-            profile=args.profile,
-            sets=args.sets,
-            scenario=args.scenario,
-            no_loo=args.no_loo,
-            engine=args.engine,
-            seed=args.seed,
-            plot=args.plot,
-        )
-    if args.scenario or args.plot:
-        raise ZsimError("--scenario and --plot go with --profile NAME; add it")
-    from zsim.validation.registry import run_sets
-
-    return run_sets(args.sets, seed=args.seed, target_ci=args.target_ci)
-
-
-def _cmd_layout(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
-    tree = parse_layout(args.layout)
-    data: dict[str, Any] = {
-        "compact": to_compact(tree),
-        "zpool_form": to_zpool(tree),
-        "system": tree.system,
-        "fault_tolerance": tree.fault_tolerance,
-    }
-    lines = [f"compact     {data['compact']}", f"zpool form  {data['zpool_form']}"]
-    if isinstance(tree, ZfsLayout):
-        data["vdevs"] = [
-            {"class": v.vclass, "type": v.type_word(), "devices": list(v.devices)}
-            for v in tree.vdevs
-        ]
-        lines.extend(
-            f"  {v.vclass:<8} {v.type_word():<24} {' '.join(v.devices)}" for v in tree.vdevs
-        )
-    return data, "\n".join(lines)
-
-
-def _cmd_models(args: argparse.Namespace) -> tuple[Any, str]:
-    if args.name:
-        profile = load_profile(args.name)
-        data = profile.to_dict()
-        lines = [f"{profile.name}: {profile.vendor or ''} {profile.model or ''} ({profile.kind})"]
-        for key, value in data.items():
-            if key in ("name", "sources", "kind"):
-                continue
-            shown = _show_value(key, value)
-            source = profile.source_of(key) if key not in ("vendor", "model") else None
-            lines.append(f"  {key:<22} {shown}" + (f"   [{source}]" if source else ""))
-        return data, "\n".join(lines)
-    rows = []
-    for name in list_profiles(args.kind):
-        p = load_profile(name)
-        rows.append(
-            {
-                "name": name,
-                "kind": p.kind,
-                "vendor": p.vendor,
-                "model": p.model,
-                "capacity_bytes": p.capacity_bytes or p.capacity,
-            }
-        )
-    text = "\n".join(
-        f"{r['name']:<32} {r['kind']:<5} {(r['vendor'] or '') + ' ' + (r['model'] or ''):<40} "
-        + (format_size(r["capacity_bytes"]) if r["capacity_bytes"] else "")
-        for r in rows
-    )
-    return rows, text
-
-
-def _show_value(key: str, value: Any) -> str:
-    parser = SCHEMA.get(key, (None,))[0]
-    if parser is parse_size and isinstance(value, int):
-        return format_size(value)
-    if parser is parse_rate:
-        return format_rate(value)
-    if parser is parse_time:
-        return format_time(value)
-    return str(value)
-
-
-def _cmd_calibrate(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
-    from zsim.calibrate import commands
-
-    if args.action is None:
-        raise ZsimError("say what to do: zsim calibrate plan|run|fit (see --help)")
-    if args.action == "plan":
-        return commands.plan_command(
-            target=args.target,
-            out=args.out,
-            kind=args.kind,
-            destroy_data=args.destroy_data,
-            size=args.size,
-            runtime=args.runtime,
-            ramp=args.ramp,
-            depths=args.depths,
-            large_depths=args.large_depths,
-            long_write=args.long_write,
-            rate=args.rate,
-            rate_iops=args.rate_iops,
-            no_writes=args.no_writes,
-            no_dd=args.no_dd,
-        )
-    if args.action == "run":
-        return commands.run_command(plan_dir=args.plan_dir, fio=args.fio, only=args.only)
-    return commands.fit_command(
-        results=args.results,
-        out=args.out,
-        name=args.name,
-        kind=args.kind,
-        device_size=args.device_size,
-        cpu_ghz=args.cpu_ghz,
-        scenario=args.scenario,
-        base=args.base,
-    )
-
-
-_COMMANDS = {
-    "capacity": _cmd_capacity,
-    "calibrate": _cmd_calibrate,
-    "simulate": _cmd_simulate,
-    "resilver": _cmd_resilver,
-    "validate": _cmd_validate,
-    "layout": _cmd_layout,
-    "models": _cmd_models,
-    "sweep": _cmd_sweep,
-    "recommend": _cmd_recommend,
+_COMMANDS: dict[str, Callable[[argparse.Namespace], tuple[Any, str]]] = {
+    "capacity": capacity.cmd_capacity,
+    "calibrate": calibrate.cmd_calibrate,
+    "simulate": simulate.cmd_simulate,
+    "resilver": simulate.cmd_resilver,
+    "validate": calibrate.cmd_validate,
+    "layout": catalog.cmd_layout,
+    "models": catalog.cmd_models,
+    "sweep": sweep.cmd_sweep,
+    "recommend": sweep.cmd_recommend,
 }
 
 

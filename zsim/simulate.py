@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+
+import numpy as np
 
 from zsim.baseline import baseline_estimate
 from zsim.errors import ZsimError
+from zsim.machine.run_control import RunControl
 from zsim.result import DirectionStats, SimResult
 from zsim.scenario import Scenario
 
@@ -35,9 +38,10 @@ def simulate(
     """
     if engine == "des" and scenario.workload.tool == "trace":
         return _trace(scenario, seed)
+    # The engines are imported on first use: ``import zsim`` (which imports this module)
+    # stays free of SimPy and the engines' modules, and quick.
     if engine == "des":
         from zsim.des.run import simulate_des
-        from zsim.machine.run_control import RunControl
 
         control = RunControl(
             target_ci=target_ci,
@@ -59,11 +63,13 @@ def _baseline(sc: Scenario, seed: int) -> SimResult:
     start = time.perf_counter()
     w = sc.workload
     if w.tool == "dd":
-        rw, bs = ("write" if w.direction == "write" else "read"), w.bs
+        rw: str | None = "write" if w.direction == "write" else "read"
+        bs = w.bs
     elif w.tool == "fio":
         rw, bs = w.rw, w.bs
     else:
         raise ZsimError("the baseline rule has no form for trace replay; use tool = fio or dd")
+    assert rw is not None and bs is not None, "the scenario's checks require fio/dd rw and bs"
     est = baseline_estimate(sc.layout_tree(), sc.hardware.disk, rw, bs)
     read = DirectionStats(bytes_per_s=est.read_bytes_per_s, iops=est.read_iops)
     write = DirectionStats(bytes_per_s=est.write_bytes_per_s, iops=est.write_iops)
@@ -82,13 +88,11 @@ def _baseline(sc: Scenario, seed: int) -> SimResult:
 
 def _trace(sc: Scenario, seed: int) -> SimResult:
     """Replay a measured trace at queue depth 1 on one disk (DiskSim validate format)."""
-    import numpy as np
-
-    from zsim.des.trace import demerit, load_trace, replay
+    from zsim.des.trace import demerit, load_trace, replay  # SimPy: on first use, as above
 
     start = time.perf_counter()
     layout = sc.layout_tree()
-    devices = getattr(layout, "devices", ())
+    devices: Sequence[str] = getattr(layout, "devices", ())
     if len(devices) != 1:
         raise ZsimError(
             f"trace replay drives one disk; use layout 'raw 1' (not {sc.pool.layout!r})"

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 import zsim
 from tests.conftest import ROOT
 from zsim.analytic import devices
-from zsim.analytic.engine import OutOfRange, validity
 from zsim.analytic.queueing import Station, solve
+from zsim.analytic.validity import OutOfRange, validity
 from zsim.hardware.catalog import load_profile
 from zsim.scenario import apply_overrides, scenario_from_dict
 
@@ -221,7 +221,7 @@ def test_auto_sweep_points_use_the_analytic_engine_where_valid_and_the_des_elsew
 
 
 def test_binomial_pmf_sums_to_one_and_has_the_binomial_mean():
-    from zsim.analytic.engine import binomial_pmf
+    from zsim.analytic.reads import binomial_pmf
 
     for n, p in ((1, 0.5), (7, 0.2), (400, 2 / 12), (3, 1.0), (3, 0.0)):
         pmf = binomial_pmf(n, p)

@@ -4,19 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from zsim.capacity import (
-    capacity,
-    leaf_asize,
-    linux_wholedisk_partition,
-    md_capacity,
-    metaslab_shift,
-    slop_space,
-)
+from zsim.capacity import capacity, md_capacity
 from zsim.errors import ZsimError
 from zsim.layout.mdraid import md_data_offset
+from zsim.units import TB, GiB, MiB
+from zsim.zfs.space import leaf_asize, linux_wholedisk_partition, metaslab_shift, slop_space
 from zsim.zfs.version import parse_zfs_version
-
-GiB, MiB, TB = 1 << 30, 1 << 20, 10**12
 
 
 def test_linux_whole_disk_partition():

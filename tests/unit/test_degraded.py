@@ -30,11 +30,12 @@ class _Disk:
         self.ios.append(io)
 
 
-def _top(layout: str, failed: set[int] = frozenset(), rotating: bool = True):
+def _top(layout: str, failed: set[int] = frozenset(), rotating: bool = True, on_reconstruct=None):
     vdev = parse_layout(layout).vdevs[0]
     disks = [_Disk() for _ in vdev.devices]
     leaves = [LeafQueue(d, 1 << 20) for d in disks]  # type: ignore[arg-type]
-    return TopVdev(vdev, leaves, ASHIFT, 1 << 40, rotating, failed), disks
+    top = TopVdev(vdev, leaves, ASHIFT, 1 << 40, rotating, failed, on_reconstruct=on_reconstruct)
+    return top, disks
 
 
 # ---------------------------------------------------------------- TopVdev: leaves touched
@@ -106,9 +107,10 @@ def test_raidz_degraded_read_reads_every_surviving_column_only_when_data_is_miss
 
 
 def test_raidz_4k_record_on_a_missing_disk_reads_both_parity_columns():
-    top, disks = _top("raidz2 6", {2})
     rebuilt = []
-    top.on_reconstruct = lambda nbytes, done: (rebuilt.append(nbytes), done())
+    top, disks = _top(
+        "raidz2 6", {2}, on_reconstruct=lambda nbytes, done: (rebuilt.append(nbytes), done())
+    )
     finished = []
     # block at sector 0: parity on children 0 and 1, the data sector on child 2 (missing)
     assert top.io(0, 4096, False, SYNC_READ, lambda: finished.append(1)) == 2

@@ -23,7 +23,7 @@ from zsim.errors import ZsimError
 from zsim.machine.costs import CpuCosts, cpu_costs
 from zsim.scenario import ScenarioError, scenario_from_dict
 from zsim.simulate import simulate
-from zsim.validation.common import MiB
+from zsim.units import MiB
 from zsim.validation.tnbench import tnbench_scenario
 
 ROOT = Path(__file__).resolve().parents[2]

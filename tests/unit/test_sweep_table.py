@@ -14,6 +14,7 @@ import math
 import pytest
 
 import zsim
+from zsim.sweep import plan as splan
 from zsim.sweep import table as tbl
 from zsim.sweep.layouts import enumerate_layouts
 from zsim.sweep.point import point_seeds
@@ -41,7 +42,7 @@ def test_one_row_per_layout_with_all_columns(table12):
     for col in ("price_usd", "price_source", "cost_usd", "usd_per_usable_tb"):
         assert col in cols
     for w in PRESETS:
-        for metric in tbl.WORKLOAD_METRICS:
+        for metric in splan.WORKLOAD_METRICS:
             assert f"{w}.{metric}" in cols
     assert all(set(cols) <= set(r) for r in table12.rows)
 
@@ -119,7 +120,7 @@ def test_prices_from_the_command_line_and_the_catalog():
 )
 def test_bad_prices(prices, fragment):
     with pytest.raises(zsim.ZsimError, match=fragment):
-        tbl.plan_sweep(4, IRONWOLF, prices=prices)
+        splan.plan_sweep(4, IRONWOLF, prices=prices)
 
 
 def test_several_counts_and_explicit_layouts():
@@ -133,18 +134,18 @@ def test_several_counts_and_explicit_layouts():
     ]
     assert exp.inputs["layouts"] == ["raidz2 6", "3x mirror 2 log 1"]
     with pytest.raises(zsim.ZsimError, match="uses 6 disks but --disks says 8"):
-        tbl.plan_sweep(8, IRONWOLF, layouts=["raidz2 6"])
+        splan.plan_sweep(8, IRONWOLF, layouts=["raidz2 6"])
 
 
 def test_workload_recordsize_and_overrides_reach_the_points():
-    plan = tbl.plan_sweep(6, IRONWOLF, ["vm-16k", "media-1m-read"])
+    plan = splan.plan_sweep(6, IRONWOLF, ["vm-16k", "media-1m-read"])
     points = tbl.build_points(plan)
     by = {(p.labels["layout"], p.labels["workload"]): p for p in points}
     assert by[("raidz2 6", "vm-16k")].scenario["pool"]["recordsize"] == "16KiB"
     assert by[("raidz2 6", "media-1m-read")].scenario["pool"]["recordsize"] == "1MiB"
     assert by[("raidz2 6", "vm-16k")].scenario["pool"]["layout"] == "raidz2 6"
     assert by[("raidz2 6", "vm-16k")].scenario["hardware"]["disk"]["kind"] == "hdd"
-    plan = tbl.plan_sweep(
+    plan = splan.plan_sweep(
         6,
         IRONWOLF,
         ["vm-16k", "media-1m-read"],
@@ -179,17 +180,17 @@ def test_workload_recordsize_and_overrides_reach_the_points():
 def test_bad_input_names_the_fix(kwargs, fragment):
     args = {"disks": 6, "disk": IRONWOLF, **kwargs}
     with pytest.raises(zsim.ZsimError, match=fragment):
-        tbl.plan_sweep(args.pop("disks"), args.pop("disk"), **args)
+        splan.plan_sweep(args.pop("disks"), args.pop("disk"), **args)
 
 
 def test_old_openzfs_leaves_out_draid():
-    plan = tbl.plan_sweep(24, IRONWOLF, "4k-randread", overrides=["hardware.zfs_version=2.0"])
+    plan = splan.plan_sweep(24, IRONWOLF, "4k-randread", overrides=["hardware.zfs_version=2.0"])
     assert not any(r["layout"].startswith("draid") for r in plan.rows)
     assert any("predates dRAID" in n for n in plan.notes)
 
 
 def test_seeds_depend_on_the_grid_not_the_subset():
-    plan = tbl.plan_sweep(8, IRONWOLF, ["4k-randread", "media-1m-read"], seed=7)
+    plan = splan.plan_sweep(8, IRONWOLF, ["4k-randread", "media-1m-read"], seed=7)
     full = {(p.labels["layout"], p.labels["workload"]): p.seed for p in tbl.build_points(plan)}
     subset = tbl.build_points(plan, plan.rows[3:5])
     assert [p.index for p in subset] == [0, 1, 2, 3]
@@ -291,7 +292,7 @@ def test_workloads_file(tmp_path):
     assert [w.name for w in resolve_workloads(None, path)] == ["vm-32k"]
     both = resolve_workloads(["vm-32k", "4k-randread"], path)
     assert [w.name for w in both] == ["vm-32k", "4k-randread"]
-    plan = tbl.plan_sweep(4, IRONWOLF, workloads_file=path)
+    plan = splan.plan_sweep(4, IRONWOLF, workloads_file=path)
     assert tbl.build_points(plan)[0].scenario["pool"]["recordsize"] == "32KiB"
     assert math.isclose(
         tbl.sweep(4, IRONWOLF, workloads_file=path, **FAST).rows[0]["vm-32k.bytes_per_s"],

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from zsim.hardware.catalog import load_profile
 from zsim.hardware.flash import flash_params
 from zsim.hardware.hdd import hdd_params
-from zsim.scenario import load_profile, scenario_from_dict
+from zsim.scenario import scenario_from_dict
 from zsim.simulate import simulate
 from zsim.zfs.version import parse_zfs_version
 

@@ -75,7 +75,7 @@ def _busy(util: dict[str, float], kind: str) -> float:
 def compare(draw: dict[str, Any]) -> dict[str, Any]:
     """Run both engines on one draw (in a worker process); a flat record."""
     import zsim
-    from zsim.analytic.engine import OutOfRange
+    from zsim.analytic.validity import OutOfRange
     from zsim.scenario import scenario_from_dict
 
     sc = scenario_from_dict(draw, source="agreement draw")

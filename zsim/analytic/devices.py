@@ -166,11 +166,13 @@ def device_table(
 # ---- the on-disk cache: tables are deterministic (seeded) functions of the profile, the
 # request shape and the device model's code, so processes (sweep workers, Dask workers, the
 # app) share them through files named by a hash of all three.
-_MODEL_FILES = (
-    "hardware/hdd.py",
-    "hardware/flash.py",
-    "machine/resources.py",
-    "analytic/devices.py",
+#: the device model's modules, under zsim/ without ``.py``: a module or a package (every
+#: ``.py`` file in it)
+_MODEL_MODULES = (
+    "hardware/hdd",
+    "hardware/flash",
+    "machine/resources",
+    "analytic/devices",
 )
 
 
@@ -178,8 +180,11 @@ _MODEL_FILES = (
 def _model_revision() -> str:
     root = Path(__file__).resolve().parents[1]
     h = hashlib.sha256()
-    for rel in _MODEL_FILES:
-        h.update((root / rel).read_bytes())
+    for rel in _MODEL_MODULES:
+        package = root / rel
+        files = sorted(package.rglob("*.py")) if package.is_dir() else [root / f"{rel}.py"]
+        for path in files:
+            h.update(path.read_bytes())
     return h.hexdigest()[:16]
 
 
@@ -297,7 +302,7 @@ def _closed_loop(
     span = max(nbytes, int(size * (hi - lo)) // sector * sector - nbytes)
     rng = np.random.default_rng(12345 + k)
     warmup, completions = WARMUP, COMPLETIONS
-    if is_write and rotating and model.write_cache:
+    if is_write and isinstance(model, hdd.HddParams) and model.write_cache:
         # past the drive's write cache: it fills at the interface rate less the destage
         # rate (full after ~1.5-3 × its size), then alternates between absorbing and
         # destaging with a period of about its size, so measure over several periods

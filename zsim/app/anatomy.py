@@ -49,9 +49,8 @@ from zsim.layout.md_map import (
     raid56_member,
 )
 from zsim.layout.raidz import raidz_asize, raidz_column_map
-from zsim.units import binary_multiple
+from zsim.units import MiB, binary_multiple
 
-KiB, MiB = 1 << 10, 1 << 20
 MAX_RECORD = 16 * MiB  # OpenZFS's largest recordsize (SPA_MAXBLOCKSIZE)
 ASHIFT_MIN, ASHIFT_MAX = 9, 16  # OpenZFS ASHIFT_MIN / ASHIFT_MAX
 MAX_WIDTH = MAX_RAIDZ_CHILDREN  # the widest grid drawn (raidz's limit; used for md too)
@@ -404,6 +403,7 @@ def anatomy_chart(anatomy: Anatomy, title: str) -> Any:
     labels when the grid is at most 64 rows (and 48 disks). Grids of more than 256 rows are
     drawn as bands of rows, and the title says so.
     """
+    # altair comes with the optional [app] extra; this module must import without it
     import altair as alt
 
     records, band = _chart_records(anatomy)

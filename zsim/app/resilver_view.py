@@ -29,6 +29,12 @@ from typing import Any
 
 from zsim.app import design as model
 from zsim.errors import ZsimError
+from zsim.layout.grammar import parse_layout
+from zsim.layout.tree import MdArray, ZfsLayout, ZpoolOnBlock
+from zsim.resilver.durability import pool_durability
+from zsim.resilver.target import resolve_target
+from zsim.scenario import scenario_from_dict
+from zsim.units import MB
 
 HOUR = 3600.0
 YEAR = 365.25 * 86400.0
@@ -62,8 +68,6 @@ class Case:
     note: str = ""
 
     def scenario(self) -> Any:
-        from zsim.scenario import scenario_from_dict
-
         return scenario_from_dict(tomllib.loads(self.toml), source=f"the {self.key} case")
 
 
@@ -110,8 +114,6 @@ def base_dict(design: model.Design, workload: str = "") -> dict[str, Any]:
 
 
 def _canonical(d: Mapping[str, Any], what: str) -> str:
-    from zsim.scenario import scenario_from_dict
-
     return str(scenario_from_dict(dict(d), source=what).to_toml())
 
 
@@ -123,9 +125,6 @@ def failed_disk_choices(design: model.Design) -> tuple[str, ...]:
 def data_devices(layout: str) -> tuple[str, ...]:
     """The data devices of a layout: its data vdevs' disks (ZFS; not hot spares, log, cache
     or special devices) or the array's members (md); none for other systems."""
-    from zsim.layout.grammar import parse_layout
-    from zsim.layout.tree import MdArray, ZfsLayout, ZpoolOnBlock
-
     tree = parse_layout(layout)
     if isinstance(tree, ZpoolOnBlock):
         tree = tree.block
@@ -140,9 +139,6 @@ def redundancy_shape(design: model.Design, disk: str) -> tuple[str, int, int] | 
     """(kind, parity P, data disks per redundancy group D) of the vdev (or md array) that
     holds ``disk``; ``None`` when it has no redundancy (a single-disk vdev, RAID0). A mirror
     of n is P = n − 1 (at most 3, dRAID's limit), D = 1."""
-    from zsim.layout.grammar import parse_layout
-    from zsim.layout.tree import MdArray, ZfsLayout, ZpoolOnBlock
-
     tree = parse_layout(design.layout)
     if isinstance(tree, ZpoolOnBlock):
         tree = tree.block
@@ -200,8 +196,6 @@ def plan_cases(
     comparison on ``draid_children`` disks (0 = the design's disk count); ``sequential``
     adds a mirror's sequential rebuild.
     """
-    from zsim.resilver.target import resolve_target
-
     if written not in WRITTEN:
         raise ZsimError(f"written = {written!r}: use one of {', '.join(WRITTEN)}")
     workloads = design.workloads or (model.CUSTOM,)
@@ -367,8 +361,8 @@ def _how(method: str, spare: str) -> str:
 
 def simulate_toml(toml: str, seed: int = 1) -> Any:
     """``zsim.resilver`` of a canonical scenario TOML (the runner outside the app)."""
+    # imported when used: it loads the discrete-event engine
     from zsim.resilver.run import simulate_resilver
-    from zsim.scenario import scenario_from_dict
 
     return simulate_resilver(
         scenario_from_dict(tomllib.loads(toml), source="a resilver case"), seed=seed
@@ -388,9 +382,6 @@ def loaded_durability(case: Case, result: Any, seed: int = 1) -> dict[str, Any] 
     """The loss probabilities if every rebuild ran under the case's load
     (``durability.busy_fraction = 1``), from the simulated loaded time; ``None`` when the
     resilver does not finish under the load."""
-    from zsim.resilver.durability import pool_durability
-    from zsim.resilver.target import resolve_target
-
     ul = result.under_load or {}
     if _finite(ul.get("seconds")) is None:
         return None
@@ -627,7 +618,7 @@ def load_text(out: Outcome) -> str:
         if during is None or alone is None or alone <= 0:
             continue
         parts.append(
-            f"{direction}s {during / 1e6:,.1f} MB/s instead of {alone / 1e6:,.1f} MB/s "
+            f"{direction}s {during / MB:,.1f} MB/s instead of {alone / MB:,.1f} MB/s "
             f"on the healthy pool ({_percent(during / alone - 1)})"
         )
     tail = f" The workload slows down too: {'; '.join(parts)}." if parts else ""
@@ -650,7 +641,7 @@ def table_rows(summary: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
             {
                 "case": r["case"],
                 "time (h)": None if r["hours"] is None else round(r["hours"], 2),
-                "rate (MB/s)": round(r["bytes_per_s"] / 1e6, 1),
+                "rate (MB/s)": round(r["bytes_per_s"] / MB, 1),
                 f"P(data loss) over {years:.0f} y": r["loss_probability"],
                 "limited by": r["limit"],
                 "then scrub (h)": None

@@ -19,10 +19,13 @@ records.
 
 from __future__ import annotations
 
+import tomllib
 from dataclasses import dataclass
 from typing import Any
 
 from zsim.errors import ZsimError
+from zsim.scenario import scenario_from_dict
+from zsim.simulate import simulate
 
 
 @dataclass(frozen=True)
@@ -122,8 +125,6 @@ def scaling_rows(
     ``simulate(scenario_toml, engine)`` returns a :class:`zsim.SimResult` (the app passes its
     cached call; tests pass :func:`direct_simulate`).
     """
-    from zsim.scenario import scenario_from_dict
-
     rows = []
     for w in WORKLOADS:
         for family in FAMILIES:
@@ -149,9 +150,4 @@ def scaling_rows(
 
 def direct_simulate(sc_toml: str, engine: str) -> Any:
     """Uncached ``zsim.simulate`` of a scenario TOML (for tests and scripts)."""
-    import tomllib
-
-    from zsim.scenario import scenario_from_dict
-    from zsim.simulate import simulate
-
     return simulate(scenario_from_dict(tomllib.loads(sc_toml)), engine=engine)

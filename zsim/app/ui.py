@@ -8,13 +8,17 @@ guard, the caches and the query-string sync that use it are in
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 import tomllib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from zsim.units import format_binary_size, format_decimal_size, format_time
+from zsim.hardware.catalog import list_profiles, load_profile
+from zsim.scenario import scenario_from_dict
+from zsim.units import MB, format_binary_size, format_decimal_size, format_time
 
 # ---------------------------------------------------------------- formatting
 
@@ -29,7 +33,7 @@ def fmt_size(nbytes: float | None) -> str:
 def fmt_rate(bytes_per_s: float | None) -> str:
     if bytes_per_s is None:
         return "—"
-    return f"{bytes_per_s / 1e6:,.1f} MB/s"
+    return f"{bytes_per_s / MB:,.1f} MB/s"
 
 
 def fmt_iops(iops: float | None) -> str:
@@ -53,14 +57,10 @@ def fmt_usd(x: float | None) -> str:
 
 def to_toml_text(scenario: Mapping[str, Any]) -> str:
     """A scenario dict as TOML text (to be read back by :func:`scenario_from_toml`)."""
-    from zsim.scenario import scenario_from_dict
-
     return str(scenario_from_dict(dict(scenario), source="the app's scenario").to_toml())
 
 
 def scenario_from_toml(text: str) -> Any:
-    from zsim.scenario import scenario_from_dict
-
     return scenario_from_dict(tomllib.loads(text), source="the app's scenario")
 
 
@@ -68,9 +68,6 @@ def scenario_from_toml(text: str) -> Any:
 
 
 def to_csv(rows: Sequence[Mapping[str, Any]]) -> str:
-    import csv
-    import io
-
     cols: list[str] = []
     for r in rows:
         cols.extend(k for k in r if k not in cols)
@@ -98,8 +95,6 @@ def to_json(data: Any) -> str:
 
 def catalog_names() -> tuple[list[str], list[str], list[str]]:
     """Catalog names: data disks (HDD/SSD/NVMe), flash devices (log/cache/special), HBAs."""
-    from zsim.hardware.catalog import list_profiles, load_profile
-
     disks, flash, hbas = [], [], []
     for name in list_profiles():
         kind = load_profile(name).kind
@@ -127,10 +122,3 @@ CUSTOM_DISK_DEFAULTS: dict[str, Any] = {
 }
 HDD_FIELDS = ("capacity", "rpm", "max_sustained", "min_sustained", "avg_seek")
 FLASH_FIELDS = ("capacity", "read_bw", "write_bw", "read_iops", "write_iops")
-
-
-def size_text(n: int) -> str:
-    for unit, mult in (("M", 2**20), ("K", 2**10)):
-        if n % mult == 0:
-            return f"{n // mult}{unit}"
-    return str(n)

@@ -7,6 +7,7 @@ and :mod:`~zsim.calibrate.zpool` parse tool output into :class:`Measurement` obj
 measured (``validate_measurements`` is re-exported here).
 """
 
+import importlib
 from typing import Any
 
 from zsim.calibrate.measurement import DirectionResult, Measurement, ParseError
@@ -40,7 +41,5 @@ _LAZY = {
 def __getattr__(name: str) -> Any:
     """The API functions, imported on first use (scipy and the engine load only then)."""
     if name in _LAZY:
-        import importlib
-
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'zsim.calibrate' has no attribute {name!r}")

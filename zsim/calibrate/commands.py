@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 import time
+import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,9 @@ from typing import Any
 from zsim.errors import ZsimError
 from zsim.files import atomic_write_text
 from zsim.units import format_rate, format_size, format_time, parse_rate, parse_size, parse_time
+
+# Each command imports what it runs (the fit and scipy, the runner, the engine, matplotlib)
+# inside its body, so that 'zsim --help' and the other commands do not load them.
 
 
 def _depths(text: str | None, what: str) -> tuple[int, ...] | None:
@@ -133,8 +137,6 @@ def run_command(
 def parse_base_items(items: Sequence[str]) -> dict[str, Any]:
     """``KEY=VALUE`` texts (``--base pcie_gen=4``) → profile keys; a value is read as TOML
     (``4`` → 4, ``true`` → True) and kept as text when it is not TOML."""
-    import tomllib
-
     base: dict[str, Any] = {}
     for item in items:
         key, sep, value = item.partition("=")

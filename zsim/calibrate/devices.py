@@ -20,7 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from zsim.calibrate.plan_types import DATA_NAME, MARKER_SUFFIX, KiB
+from zsim.calibrate.plan_types import DATA_NAME, MARKER_SUFFIX
+from zsim.units import KiB
 
 PROC_MOUNTS = Path("/proc/mounts")
 PROC_SWAPS = Path("/proc/swaps")

@@ -42,7 +42,7 @@ from pathlib import Path
 
 from zsim.calibrate.measurement import DirectionResult, Measurement, ParseError
 from zsim.errors import UnitError
-from zsim.units import parse_fio_size
+from zsim.units import KiB, parse_fio_size
 
 _JSON_START = re.compile(r"^\{", re.MULTILINE)
 _JOBNAME_KEY = re.compile(r'"jobname"\s*:')
@@ -307,13 +307,13 @@ def _direction(raw: object, major: int | None, where: _Where) -> _Direction | No
     nanoseconds = "clat_ns" in block or "lat_ns" in block
     io_bytes = _number(block, "io_bytes", where)
     if "io_kbytes" not in block and _io_bytes_in_kib(major, nanoseconds):
-        io_bytes *= 1024
+        io_bytes *= KiB
     runtime_s = _number(block, "runtime", where) / 1000.0
     iops = _number(block, "iops", where)
     if io_bytes == 0 and runtime_s == 0 and iops == 0:
         return None
     bw_bytes = _optional_number(block, "bw_bytes", where)
-    bytes_per_s = bw_bytes if bw_bytes is not None else _number(block, "bw", where) * 1024
+    bytes_per_s = bw_bytes if bw_bytes is not None else _number(block, "bw", where) * KiB
     ios = _optional_number(block, "total_ios", where)
     latency = _Latency(block, "_ns" if nanoseconds else "", 1e-9 if nanoseconds else 1e-6, where)
     return _Direction(

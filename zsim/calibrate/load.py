@@ -21,8 +21,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from zsim.calibrate import dd, fio, zpool
 from zsim.calibrate.measurement import Measurement, ParseError
 from zsim.errors import ZsimError
+from zsim.units import MiB, parse_fio_size
 
 SUFFIXES = (".json", ".log", ".txt", ".out")
 MAX_BYTES = 64 << 20
@@ -72,8 +74,6 @@ def load_results(paths: Iterable[str | Path]) -> Loaded:
 
 
 def _load_one(path: Path, text: str, loaded: Loaded) -> None:
-    from zsim.calibrate import dd, fio, zpool
-
     source = str(path)
     head = text.lstrip()[:4096]
     if head.startswith("{") and '"zsim_result"' in head:
@@ -99,8 +99,6 @@ def _load_one(path: Path, text: str, loaded: Loaded) -> None:
 
 
 def _dd_from_name(path: Path, result: Any) -> Measurement:
-    from zsim.calibrate import dd
-
     name = path.stem.lower()
     if "read" in name:
         direction = "read"
@@ -112,14 +110,12 @@ def _dd_from_name(path: Path, result: Any) -> Measurement:
             f"...read... or ...write..., or store it with 'zsim calibrate run'"
         )
     records = result.records_out_full or result.records_in_full
-    bs = result.bytes // records if records else 1 << 20
+    bs = result.bytes // records if records else MiB
     return dd.dd_measurement(result, direction=direction, bs=bs, source=str(path), name=path.stem)
 
 
 def _wrapped(path: Path, text: str) -> list[Measurement]:
     """A ``zsim calibrate run`` result: the tool output plus the plan's facts."""
-    from zsim.calibrate import dd, fio
-
     source = str(path)
     try:
         doc = json.loads(text)
@@ -146,8 +142,6 @@ def _wrapped(path: Path, text: str) -> list[Measurement]:
         result = dd.parse_dd_text(str(doc["dd_text"]), source)
         argv = [str(a) for a in doc.get("command") or []]
         bs = next((a[3:] for a in argv if a.startswith("bs=")), "1M")
-        from zsim.units import parse_fio_size
-
         direction = "read" if purpose == "dd-read" else "write"
         measurement = dd.dd_measurement(
             result,

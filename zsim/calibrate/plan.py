@@ -98,9 +98,6 @@ from zsim.calibrate.plan_types import (
     PURPOSES,
     TARGET_TYPES,
     TOOLS,
-    GiB,
-    KiB,
-    MiB,
     Plan,
     PlanOptions,
     Step,
@@ -110,7 +107,7 @@ from zsim.calibrate.plan_types import (
     plan_error,
     zone_label,
 )
-from zsim.units import binary_multiple, format_binary_size, format_size
+from zsim.units import GiB, KiB, MiB, binary_multiple, format_binary_size, format_size
 from zsim.version import __version__
 
 DEFAULT_FILE_SIZE = 4 * GiB

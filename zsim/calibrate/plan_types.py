@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from zsim.errors import ZsimError
-from zsim.units import format_binary_size, format_size
+from zsim.units import KiB, MiB, format_binary_size, format_size
 
 KINDS = ("single-disk", "pool")
 TOOLS = ("fio", "dd")
@@ -40,7 +40,6 @@ DATA_NAME = "zsim-calibrate.dat"
 #: marking the file as zsim's own so that a later plan may overwrite it without asking.
 MARKER_SUFFIX = ".zsim-calibrate"
 
-KiB, MiB, GiB = 2**10, 2**20, 2**30
 #: Offsets and region sizes are multiples of 1 MiB: aligned for O_DIRECT on any sector size.
 ALIGN = MiB
 #: The smallest region a plan accepts: room for the zones, the short-seek region and 1 MiB jobs.
@@ -90,7 +89,7 @@ class PlanOptions:
     zone_bytes: int | None = None
     depths_4k: tuple[int, ...] = (1, 2, 4, 8, 16, 32)
     depths_large: tuple[int, ...] = (1, 4, 32)
-    block_sizes: tuple[int, ...] = (4096, 65536, 1048576)
+    block_sizes: tuple[int, ...] = (4 * KiB, 64 * KiB, MiB)
     long_write_bytes: int | None = None
     long_write_segments: int = 8
     rate_bw: int = 0

@@ -12,7 +12,7 @@ from zsim.errors import ZsimError
 
 def plot_validation(val: Any, path: str | Path) -> Path:
     """Write ``val`` (a :class:`zsim.validation.profile.Validation`) as a PNG, atomically."""
-    import matplotlib
+    import matplotlib  # only for the optional plot; it is slow to import
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

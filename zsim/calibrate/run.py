@@ -553,6 +553,7 @@ class _RichProgress:
     """rich's bar for the whole plan, and one printed line per finished step."""
 
     def __init__(self, stream: TextIO):
+        # rich only for the live bar of an interactive run
         from rich.console import Console
         from rich.progress import (
             BarColumn,

@@ -10,25 +10,26 @@ Linux block engine (:mod:`zsim.des.linux.blockfs`).
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import simpy
 
-from zsim.capacity import capacity, metaslab_shift
+from zsim.capacity import Partitioning, capacity, metaslab_shift
 from zsim.des.clients import Job
 from zsim.des.linux.zpool_on import build_md_leaf
-from zsim.des.vdev import ASYNC_READ, SYNC_READ, LeafQueue, TopVdev
+from zsim.des.vdev import ASYNC_READ, SYNC_READ, LeafQueue, TopVdev, aggregation_limit
 from zsim.des.zfs_model import L2ARC_WRITE_MAX, ZfsModel
 from zsim.des.zil import Zil
 from zsim.errors import ZsimError
 from zsim.hardware import flash, hdd
 from zsim.hardware.catalog import Profile
 from zsim.layout.grammar import parse_layout
-from zsim.layout.tree import ZfsLayout, ZpoolOnBlock
+from zsim.layout.tree import VdevClass, ZfsLayout, ZpoolOnBlock
 from zsim.machine import memory
 from zsim.machine.costs import cpu_costs, zio_taskq_threads
 from zsim.machine.links import bus_stages
@@ -37,11 +38,23 @@ from zsim.machine.run_control import RunControl
 from zsim.machine.stats import CompletionLog, batch_means_halfwidth, mser5_truncation
 from zsim.result import DirectionStats, SimResult
 from zsim.scenario import Scenario
+from zsim.units import GiB, MiB
 from zsim.zfs.txg import throttle_delay
-from zsim.zfs.version import parse_zfs_version
+from zsim.zfs.version import ZfsVersion, parse_zfs_version
 
 Callback = Callable[[], None]
-KiB, MiB = 1 << 10, 1 << 20
+
+
+def spindle_phase(rng: np.random.Generator, model: hdd.HddParams | flash.FlashParams) -> float:
+    """A drive's platter angle at time 0, as seconds into a revolution (spindles are not
+    synchronised): one draw for an HDD, none (0) for flash."""
+    return float(rng.uniform(0.0, model.period)) if isinstance(model, hdd.HddParams) else 0.0
+
+
+def zfetch_max_distance(version: ZfsVersion) -> int:
+    """``zfetch_max_distance`` (``module/zfs/dmu_zfetch.c``): bytes zfetch reads ahead of a
+    sequential stream, 64 MiB from 2.2 (8 MiB before)."""
+    return 64 * MiB if version.at_least(2, 2) else 8 * MiB
 
 
 class Engine:
@@ -75,16 +88,17 @@ class Engine:
         disk = hw.disk
         rotating = disk.kind == "hdd"
         names = list(block.devices) if block else [d for v in layout.data_vdevs for d in v.devices]
-        paths = bus_stages(self.env, sc.hardware, names, disk)
+        self.memory = MemoryBus(self.env, hw.memory_bandwidth or memory.DEFAULT_MEMORY_BANDWIDTH)
+        paths = bus_stages(self.env, sc.hardware, names, disk, memory=self.memory)
         self.stages = {s.name: s for p in paths.values() for s in p.stages}
         model = hdd.hdd_params(disk) if rotating else flash.flash_params(disk)
-        agg = (MiB if self.version.at_least(0, 8) else 128 * KiB) if rotating else 128 * KiB
+        agg = aggregation_limit(rotating, self.version)
         self.devices: dict[str, Device] = {}
         leaf_size = disk.size_bytes
         block_leaf = None
         if block is not None:
             for name in block.devices:
-                phase = float(self.rng.uniform(0.0, model.period)) if rotating else 0.0
+                phase = spindle_phase(self.rng, model)
                 self.devices[name] = Device(self.env, name, model, rotating, paths[name], phase)
             parity = {5: 1, 6: 2}.get(block.level, 0)
             c = cpu_costs(
@@ -98,17 +112,16 @@ class Engine:
             block_leaf = build_md_leaf(
                 self.env, block, self.devices, disk.size_bytes, c.parity_per_byte,
                 c.copy_per_byte, 3.0 / hw.cpu_ghz * hw.cpu_io_cost_scale, rotating,
+                failed={i for i, name in enumerate(block.devices) if name in pool.failed},
             )  # fmt: skip
             leaf_size = block_leaf.size
-            block_leaf.md.failed = frozenset(
-                i for i, name in enumerate(block.devices) if name in pool.failed
-            )
         cap = capacity(
             layout,
             leaf_size,
             ashift=pool.ashift,
             zfs_version=self.version,
-            partitioning=pool.partitioning if block is None else "none",
+            # the scenario's checks hold pool.partitioning to the Partitioning values
+            partitioning=cast(Partitioning, pool.partitioning) if block is None else "none",
             logical_sector=disk.logical_sector_bytes,
         )
         data_vdevs = [v for v in cap.vdevs if v.vclass == "normal"]
@@ -119,7 +132,7 @@ class Engine:
                 if block_leaf is not None:  # the pool's one leaf is the md array
                     leaves.append(LeafQueue(block_leaf, agg))  # type: ignore[arg-type]
                     continue
-                phase = float(self.rng.uniform(0.0, model.period)) if rotating else 0.0
+                phase = spindle_phase(self.rng, model)
                 dev = Device(self.env, name, model, rotating, paths[name], phase)
                 self.devices[name] = dev
                 leaves.append(LeafQueue(dev, agg))
@@ -133,14 +146,13 @@ class Engine:
                 rotating,
                 failed,
                 metaslab_shift=vcap.metaslab_shift,
+                # degraded reads rebuild the missing column from parity: charge the CPU
+                on_reconstruct=self._charge_reconstruction if failed else None,
             )
             tops.append(top)
         self.log_tops = self._support_vdevs(layout, "log", hw.log_device)
         self.special_tops = self._support_vdevs(layout, "special", hw.special_device)
         self.cache_tops = self._support_vdevs(layout, "cache", hw.cache_device)
-        self.memory = MemoryBus(self.env, hw.memory_bandwidth or memory.DEFAULT_MEMORY_BANDWIDTH)
-        for dev in self.devices.values():
-            dev.path.memory = self.memory
         self.cpu = CpuPool(
             self.env, hw.cpu_cores, self.memory, background_cap=zio_taskq_threads(hw.cpu_cores)
         )
@@ -157,9 +169,6 @@ class Engine:
             io_scale=hw.cpu_io_cost_scale,
             byte_scale=hw.cpu_byte_cost_scale,
         )
-        for top in tops:
-            if top.failed:  # degraded reads rebuild the missing column from parity
-                top.on_reconstruct = self._charge_reconstruction
         self.zfs = ZfsModel(
             self.env,
             sc,
@@ -183,7 +192,7 @@ class Engine:
         self.cpu.run(nbytes * self.costs.parity_per_byte, done, nbytes, background=True)
 
     def _support_vdevs(
-        self, layout: ZfsLayout, vclass: str, profile: Profile | None
+        self, layout: ZfsLayout, vclass: VdevClass, profile: Profile | None
     ) -> list[TopVdev]:
         """``log`` or ``special`` vdevs, on their device profile (else the data disk's)."""
         vdevs = layout.of_class(vclass)
@@ -193,21 +202,23 @@ class Engine:
         profile = profile or hw.disk
         rotating = profile.kind == "hdd"
         model = hdd.hdd_params(profile) if rotating else flash.flash_params(profile)
-        aggregation = MiB if rotating and self.version.at_least(0, 8) else 128 * KiB
+        aggregation = aggregation_limit(rotating, self.version)
         names = [d for v in vdevs for d in v.devices]
-        paths = bus_stages(self.env, self.sc.hardware, names, profile, behind_hba=False)
+        paths = bus_stages(
+            self.env, self.sc.hardware, names, profile, behind_hba=False, memory=self.memory
+        )
         self.stages.update({s.name: s for p in paths.values() for s in p.stages})
         tops = []
         for vdev in vdevs:
             leaves = []
             for name in vdev.devices:
-                phase = float(self.rng.uniform(0.0, model.period)) if rotating else 0.0
+                phase = spindle_phase(self.rng, model)
                 dev = Device(self.env, name, model, rotating, paths[name], phase)
                 self.devices[name] = dev
                 leaves.append(LeafQueue(dev, aggregation))
             # allocatable space: the device less labels and the boot area (a log vdev's
             # blocks are short-lived, a special vdev's metadata small: neither fills up here)
-            space = max(1 << 30, profile.size_bytes - (8 << 20))
+            space = max(GiB, profile.size_bytes - 8 * MiB)
             shift = metaslab_shift(space, self.version)
             top = TopVdev(vdev, leaves, pool.ashift, space, rotating, metaslab_shift=shift)
             tops.append(top)
@@ -217,12 +228,15 @@ class Engine:
     def _setup_workload(self) -> None:
         w, rs = self.sc.workload, self.sc.pool.recordsize
         if w.tool == "dd":
-            self.rw = "write" if w.direction == "write" else "read"
-            self.bs, njobs, slots, self.file_bytes = w.bs, w.streams, 1, w.bytes
+            rw: str | None = "write" if w.direction == "write" else "read"
+            bs, njobs, slots, self.file_bytes = w.bs, w.streams, 1, w.bytes
         else:
-            self.rw, self.bs, njobs = w.rw, w.bs, w.numjobs
+            rw, bs, njobs = w.rw, w.bs, w.numjobs
             slots = 1 if w.ioengine in ("psync", "sync") else w.iodepth
             self.file_bytes = w.size
+        assert rw is not None and bs is not None, "the scenario's checks require fio/dd rw and bs"
+        self.rw: str = rw
+        self.bs: int = bs
         if self.bs <= 0:
             raise ZsimError("workload bs must be more than 0")
         self.file_records = max(1, -(-self.file_bytes // rs))
@@ -244,14 +258,11 @@ class Engine:
         self.jobs = [Job(self, j, concurrency, slots) for j in range(njobs)]
         self.client_threads = njobs * concurrency
         self.client_cpu = 0.0
-        self.zfs.place_files(njobs, self.file_records)
-        self.zfs.all_first_writes = self.new_files
+        self.zfs.place_files(njobs, self.file_records, new_files=self.new_files)
         if self.random and not self.sparse:
             # reads, and read-modify-writes of existing records, meet a warm ARC
             self.zfs.warm_arc(njobs, self.file_records)
-        self.prefetch_records = max(
-            1, (64 * MiB if self.version.at_least(2, 2) else 8 * MiB) // self.sc.pool.recordsize
-        )
+        self.prefetch_records = max(1, zfetch_max_distance(self.version) // self.sc.pool.recordsize)
 
     def next_is_read(self) -> bool:
         f = self.read_fraction
@@ -396,7 +407,8 @@ class Engine:
                 self.zfs.dirty_record(key, one)
             else:
                 # partial record: read-modify-write unless the record is in memory
-                self.zfs.read_record(key, SYNC_READ, lambda k=key: self.zfs.dirty_record(k, one))
+                rewrite = functools.partial(self.zfs.dirty_record, key, one)
+                self.zfs.read_record(key, SYNC_READ, rewrite)
 
     def _log_and_commit(
         self, job: Job, keys: list[tuple[int, int]], offset: int, issued: float, done: Callback

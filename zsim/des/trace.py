@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import simpy
@@ -85,7 +86,7 @@ def load_trace(path: str | Path) -> Trace:
     return parse_validate_trace(p.read_text(encoding="utf-8"), str(p))
 
 
-def replay(trace: Trace, disk: Profile, seed: int = 1, **hdd_overrides: object) -> np.ndarray:
+def replay(trace: Trace, disk: Profile, seed: int = 1, **hdd_overrides: Any) -> np.ndarray:
     """Simulated access time of every request (s), replayed at queue depth 1 on one HDD."""
     if disk.kind != "hdd":
         raise ZsimError("trace replay models one HDD; give a disk of kind 'hdd'")

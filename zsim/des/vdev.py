@@ -26,6 +26,8 @@ from zsim.layout.draid import draid_columns
 from zsim.layout.raidz import raidz_columns
 from zsim.layout.tree import Vdev
 from zsim.machine.resources import Device, DevIO
+from zsim.units import KiB, MiB
+from zsim.zfs.version import ZfsVersion
 
 Callback = Callable[[], None]
 
@@ -39,10 +41,23 @@ INTERACTIVE = 4  # classes below this are interactive (vdev_queue_is_interactive
 # zfs_vdev_nia_delay: non-interactive completions, since the last interactive one, before a
 # leaf counts as idle and scrub/rebuild may use their max_active (2.1+)
 NIA_DELAY = 5
-READ_GAP_LIMIT = 32 * 1024  # zfs_vdev_read_gap_limit
+READ_GAP_LIMIT = 32 * KiB  # zfs_vdev_read_gap_limit
 # zfs_vdev_write_gap_limit: raidz skip (padding) sectors are written as optional I/Os that
 # bridge gaps up to this size, so adjacent blocks still aggregate
-WRITE_GAP_LIMIT = 4 * 1024
+WRITE_GAP_LIMIT = 4 * KiB
+#: ``zfs_vdev_mirror_rotating_seek_offset`` (``module/zfs/vdev_mirror.c``, 1 MiB): a rotating
+#: mirror child whose last offset is this near counts a smaller seek penalty
+MIRROR_ROTATING_SEEK_OFFSET = 1 * MiB
+#: ``vdev_mirror_shift`` (``vdev_mirror.c``, 21): equally loaded children are told apart by
+#: the I/O offset shifted right this far (``vdev_mirror_preferred_child_randomize()``)
+MIRROR_SHIFT = 21
+
+
+def aggregation_limit(rotating: bool, version: ZfsVersion) -> int:
+    """Largest aggregated leaf I/O, bytes: ``zfs_vdev_aggregation_limit`` on rotating leaves
+    (1 MiB from 0.8, 128 KiB before), ``zfs_vdev_aggregation_limit_non_rotating`` (128 KiB)
+    on flash (``module/zfs/vdev_queue.c``)."""
+    return MiB if rotating and version.at_least(0, 8) else 128 * KiB
 
 
 @dataclass
@@ -83,6 +98,16 @@ class LeafQueue:
         self.last_offset = 0
         self.waiting = 0
         self.qlen = [0] * NCLASSES  # queued (not yet issued) I/Os per class
+
+    def set_async_write_max(self, limit: int) -> None:
+        """The async-write class's max_active, which the dirty data sets
+        (``vdev_queue_max_async_writes()``, :func:`zsim.zfs.txg.async_write_max_active`)."""
+        self.async_write_max = limit
+
+    def set_scan_limits(self, scan_max: int, nia: bool) -> None:
+        """The scrub/rebuild classes' max_active and whether they wait for an idle leaf
+        (``nia``), from the scan tunables of the pool's OpenZFS version."""
+        self.scan_max, self.nia = scan_max, nia
 
     def add(self, zio: Zio) -> None:
         if zio.klass < ASYNC_READ:
@@ -143,7 +168,7 @@ class LeafQueue:
                     nbytes=end - first.offset,
                     is_write=first.is_write,
                     needs_flush=any(z.needs_flush for z in group),
-                    done=lambda g=group, k=klass: self._complete(g, k),
+                    done=functools.partial(self._complete, group, klass),
                 )
             )
 
@@ -242,6 +267,7 @@ class TopVdev:
         rotating: bool,
         failed: Collection[int] = (),
         metaslab_shift: int | None = None,
+        on_reconstruct: Callable[[int, Callback], None] | None = None,
     ):
         self.vdev, self.leaves, self.ashift = vdev, leaves, ashift
         self.space = space  # allocatable bytes (metaslab space)
@@ -260,7 +286,7 @@ class TopVdev:
         self.failed: frozenset[int] = frozenset()
         self.reconstructions = 0
         self.reconstruct_bytes = 0
-        self.on_reconstruct: Callable[[int, Callback], None] | None = None
+        self.on_reconstruct = on_reconstruct
         self._rebuilt = 0  # data bytes the last degraded read reconstructs
         self._readable = list(enumerate(leaves))  # mirror children a read may pick
         if failed:
@@ -281,6 +307,10 @@ class TopVdev:
         self.failed = frozenset(failed)
         self._alive = [i for i in range(len(leaves)) if i not in failed]
         self._readable = [(i, leaves[i]) for i in self._alive]
+
+    def allocate_from(self, offset: int) -> None:
+        """New blocks go from vdev offset ``offset`` on (after files laid out before the run)."""
+        self.cursor = offset
 
     def allocate(self, asize: int) -> int:
         """Offset of a new block of ``asize`` bytes (sequential; wraps like a log)."""
@@ -382,7 +412,8 @@ class TopVdev:
         for i, leaf in self._readable:
             distance = abs(offset - leaf.last_offset)
             if self.rotating:
-                penalty = 0 if distance == 0 else (2 if distance <= 1 << 20 else 5)
+                near = distance <= MIRROR_ROTATING_SEEK_OFFSET
+                penalty = 0 if distance == 0 else (2 if near else 5)
             else:
                 penalty = 0 if distance == 0 else 1
             load = leaf.queued + penalty
@@ -391,7 +422,7 @@ class TopVdev:
             elif load == best_load:
                 tied.append(i)
         if len(tied) > 1:
-            best = tied[(offset >> 21) % len(tied)]
+            best = tied[(offset >> MIRROR_SHIFT) % len(tied)]
         return best
 
     def io(

@@ -7,6 +7,7 @@ by the intent log (:mod:`zsim.des.zil`) and a resilver's scan (:mod:`zsim.resilv
 
 from __future__ import annotations
 
+import functools
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -14,12 +15,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import simpy
 
-from zsim.des.vdev import ASYNC_WRITE, SYNC_WRITE, Countdown, TopVdev, Zio
+from zsim.des.vdev import ASYNC_WRITE, SYNC_WRITE, Countdown, LeafQueue, TopVdev, Zio
 from zsim.layout.alloc import psize_to_asize
 from zsim.machine import memory
 from zsim.machine.costs import CpuCosts, cpu_costs
 from zsim.machine.resources import CpuPool, after
 from zsim.scenario import Scenario
+from zsim.units import KiB, MiB
 from zsim.zfs.arc import RecordCache, arc_data_bytes
 from zsim.zfs.compression import compressed_psize
 from zsim.zfs.indirect import (
@@ -32,7 +34,6 @@ from zsim.zfs.txg import async_write_max_active, throttle_delay, txg_tunables
 from zsim.zfs.version import parse_zfs_version
 
 Callback = Callable[[], None]
-KiB, MiB = 1 << 10, 1 << 20
 
 SPACE_MAP_ENTRY_BYTES = 16
 """One two-word space-map entry (``SM2``, space_map.h): a freed block, or one allocated run."""
@@ -242,11 +243,14 @@ class ZfsModel:
             return pool.allocated / usable if usable else 0.0
         return pool.fill
 
-    def place_files(self, njobs: int, file_records: int) -> None:
+    def place_files(self, njobs: int, file_records: int, new_files: bool = False) -> None:
         """Lay out the jobs' files as fio does before a run: written one after the other just
         below the pool's fill line, records in allocation order, spread over the vdevs by
         the rotor. Computed by formula (files may hold billions of records); only records
-        rewritten during the run get an entry in ``location``."""
+        rewritten during the run get an entry in ``location``. ``new_files``: the run
+        creates its files (dd into new files), so every write is a record's first and
+        frees nothing."""
+        self.all_first_writes = new_files
         fill = min(0.95, max(0.0, self._fill()))
         self.file_records = file_records
         self.indirect_levels = indirect_levels(file_records)
@@ -259,7 +263,7 @@ class ZfsModel:
             sector = 1 << self.ashift
             start = max(0, int(t.space * fill) - share) // sector * sector
             self.file_start.append(start)
-            t.cursor = min(t.space, start + share)
+            t.allocate_from(min(t.space, start + share))
 
     def locate(self, key: tuple[int, int]) -> tuple[int, int]:
         """(vdev index, vdev offset) of a record."""
@@ -374,7 +378,12 @@ class ZfsModel:
     def _update_async_limit(self) -> None:
         limit = async_write_max_active(self.dirty, self.txg)
         for leaf in self.leaf_queues:
-            leaf.async_write_max = limit
+            leaf.set_async_write_max(limit)
+
+    def add_leaf_queue(self, leaf: LeafQueue) -> None:
+        """A leaf added to the pool during the run (a resilver's new disk): its async-write
+        max_active follows the dirty data like every other leaf's."""
+        self.leaf_queues.append(leaf)
 
     def _l2_feed(self) -> None:
         """``l2arc_feed_thread``: once a second, write up to ``l2arc_write_max`` of the
@@ -452,14 +461,15 @@ class ZfsModel:
         for key in keys:
             self.cpu.run(
                 per_record,
-                lambda k=key: self._write_record(txg, k),
+                functools.partial(self._write_record, txg, key),
                 self.write_traffic,
                 background=True,
             )
         for psize, copy in meta:
             work = c.zio + INDIRECT_BYTES * self.meta_compress_per_byte
             work += psize * c.checksum_per_byte
-            self.cpu.run(work, lambda p=psize, k=copy: self._write_meta(txg, p, k), background=True)
+            write = functools.partial(self._write_meta, txg, psize, copy)
+            self.cpu.run(work, write, background=True)
 
     def _indirect_blocks(self, records: dict[tuple[int, int], None]) -> list[tuple[int, int]]:
         """(psize, copy) of every indirect block the txg rewrites: each dirty record's
@@ -499,7 +509,7 @@ class ZfsModel:
             ms = (v, top.metaslab(top.cursor))
             entries[ms] = entries.get(ms, 0) + 1
         sector = 1 << self.ashift
-        out = []
+        out: list[tuple[int, int]] = []
         for n in entries.values():
             psize = -(-n * SPACE_MAP_ENTRY_BYTES // sector) * sector
             copies = 1 if self.redundant_metadata == "none" else 2

@@ -37,10 +37,10 @@ from zsim.des.vdev import SYNC_WRITE, TopVdev
 from zsim.des.zfs_model import ZfsModel
 from zsim.layout.alloc import psize_to_asize
 from zsim.machine.resources import after
+from zsim.units import KiB
 
 Callback = Callable[[], None]
 
-KiB = 1 << 10
 ZIL_MAX_BLOCK = 128 * KiB  # zil_maxblocksize
 LR_WRITE_BYTES = 192  # sizeof (lr_write_t): lr_t (32) + foid, offset, length, blkoff + blkptr_t
 ZIL_CHAIN_BYTES = 184  # sizeof (zil_chain_t): pad, next blkptr_t, nused, zio_eck_t

@@ -314,8 +314,8 @@ def _check_consistency(values: Mapping[str, Any], where: str) -> None:
     low, high = values.get("min_sustained"), values.get("max_sustained")
     if low is not None and high is not None and low > high:
         raise CatalogError(f"{where}: min_sustained is above max_sustained; swap them")
-    seeks = [values.get(k) for k in ("min_seek", "avg_seek_read", "max_seek")]
-    if all(s is not None for s in seeks) and not seeks[0] <= seeks[1] <= seeks[2]:
+    least, mean, most = (values.get(k) for k in ("min_seek", "avg_seek_read", "max_seek"))
+    if least is not None and mean is not None and most is not None and not least <= mean <= most:
         raise CatalogError(f"{where}: seeks must grow min_seek ≤ avg_seek_read ≤ max_seek")
     for key in ("capacity", "rpm", "max_sustained", "read_bw", "write_bw", "ports", "lane_rate"):
         if values.get(key) == 0:

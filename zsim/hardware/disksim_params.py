@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from zsim.errors import ZsimError
-from zsim.hardware.hdd import ExactGeometry, GeoZone
+from zsim.hardware.hdd.geometry import ExactGeometry, GeoZone
 
 _PUNCT = set("{}[],=")
 _TOKEN = re.compile(r"[{}\[\],=]|[^{}\[\],=]+")

@@ -34,14 +34,14 @@ from zsim.layout.tree import (
     ZpoolOnBlock,
     linux_disk_name,
 )
-from zsim.units import parse_size
+from zsim.units import KiB, parse_size
 
 MAX_RAIDZ_CHILDREN = 255  # is_grouping(): maxdev = 255 for raidz and draid
 MAX_DRAID_CHILDREN = 255  # VDEV_DRAID_MAX_CHILDREN
 MAX_DRAID_SPARES = 100  # draid_config_by_type(): "an arbitrary limit of 100"
 MAX_PARITY = 3  # VDEV_RAIDZ_MAXPARITY / VDEV_DRAID_MAXPARITY
 MAX_DEVICES = 10_000  # zsim's own bound, so a typo like "stripe 1000000" fails fast
-MD_DEFAULT_CHUNK = 512 * 1024  # mdadm's default chunk since 3.1
+MD_DEFAULT_CHUNK = 512 * KiB  # mdadm's default chunk since 3.1
 
 _MULTIPLIER = re.compile(r"^(\d+)[xX×]$")
 _RAIDZ = re.compile(r"^raidz([0-9]*)$")
@@ -514,6 +514,6 @@ def to_zpool(layout: Layout) -> str:
 
 
 def _mdadm_args(md: MdArray) -> str:
-    chunk = "" if md.level == 1 else f" --chunk={md.chunk // 1024}K"
+    chunk = "" if md.level == 1 else f" --chunk={md.chunk // KiB}K"
     layout = " --layout=n2" if md.level == 10 else ""
     return f"--level={md.level} --raid-devices={md.width}{chunk}{layout} " + " ".join(md.devices)

@@ -30,7 +30,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
+from zsim.units import GiB, KiB, MiB
+
 BTRFS_STRIPE_LEN = 64 * KiB  # fs/btrfs/volumes.h
 BTRFS_DEVICE_STRIPE = GiB  # data chunk stripe per device (fs/btrfs/volumes.c)
 BTRFS_RESERVED = MiB  # BTRFS_DEVICE_RANGE_RESERVED

@@ -11,6 +11,8 @@ zsim also rounds it down to whole chunks for the striped levels, as md's RAID0/5
 
 from __future__ import annotations
 
+from zsim.units import MiB
+
 SECTOR = 512
 _ONE_MIB_SECTORS = 2048
 _DEFAULT_CHUNK_KIB = 512
@@ -20,6 +22,7 @@ def md_data_offset(device_bytes: int) -> int:
     """Bytes before the first data byte on a member of ``device_bytes`` (metadata 1.2)."""
     sectors = device_bytes // SECTOR
     sectors -= sectors % _DEFAULT_CHUNK_KIB
+    # choose_bm_space() in mdadm super1.c, spelled as it is there: sizes in 512 B sectors
     if sectors < 64 * 2:
         bitmap = 0
     elif sectors - 64 * 2 >= 200 * 1024 * 1024 * 2:
@@ -28,6 +31,7 @@ def md_data_offset(device_bytes: int) -> int:
         bitmap = 64 * 2
     else:
         bitmap = 4 * 2
+    # validate_geometry1()'s reshape headroom, 128 MiB in sectors, as mdadm spells it
     headroom = 128 * 1024 * 2
     while (headroom << 10) > sectors and headroom // 2 >= _DEFAULT_CHUNK_KIB * 2 * 2:
         headroom >>= 1
@@ -38,7 +42,7 @@ def md_data_offset(device_bytes: int) -> int:
 
 def md_member_data_bytes(device_bytes: int, level: int, chunk: int) -> int:
     """Bytes of one member used for array data: after the data offset, in whole units."""
-    unit = 1 << 20
+    unit = MiB
     if level != 1:
         unit = max(unit, chunk)
     usable = device_bytes - md_data_offset(device_bytes)

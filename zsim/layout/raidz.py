@@ -110,7 +110,8 @@ def raidz_columns(
             coff += sector
         columns.append((col, coff, 0 if c >= acols else (big if c < bc else small)))
     skip_start = bc
-    # raidz1 alternates which child holds parity on odd MiB so parity does not pile on one disk.
+    # raidz1 alternates which child holds parity on odd MiB so parity does not pile on one disk;
+    # the bit is spelled as vdev_raidz_map_alloc() in vdev_raidz.c tests it (1ULL << 20).
     if parity == 1 and (offset & (1 << 20)) and len(columns) > 1:
         (c0, o0, s0), (c1, o1, s1) = columns[0], columns[1]
         columns[0], columns[1] = (c1, o1, s0), (c0, o0, s1)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
-from zsim.units import format_binary_multiple
+from zsim.units import KiB, format_binary_multiple
 
 VdevKind = Literal["disk", "mirror", "raidz", "draid"]
 VdevClass = Literal["normal", "special", "dedup", "log", "cache", "spare"]
@@ -152,7 +152,7 @@ class MdArray:
 
     level: MdLevel
     devices: tuple[str, ...]
-    chunk: int = 512 * 1024
+    chunk: int = 512 * KiB  # mdadm's default chunk since 3.1
     system: Literal["md"] = field(default="md", init=False)
 
     @property

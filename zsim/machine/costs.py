@@ -41,8 +41,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from zsim.units import GB
+
 REFERENCE_GHZ = 3.0
-_GB = 1e9
 
 # ---- checksums: bytes/s of one core at 3 GHz
 _CHECKSUM_RATE = {
@@ -53,25 +54,25 @@ _CHECKSUM_RATE = {
     # caps fletcher4 at MIN(one core's memory bandwidth, additions per cycle × clock), so
     # estimate: 10 GB/s, one core streaming from DRAM (the memcpy figure below moves
     # 8.4 GB/s each way at 3 GHz).
-    "fletcher4": 10 * _GB,
+    "fletcher4": 10 * GB,
     # chksum_bench, 1 MiB: sha256-shani 1.04 GB/s and sha256-avx2 0.31 GB/s on a Ryzen
     # 5900X VM (PR #13741); SHA-NI 1.23 GB/s on an i3-1005G1 (PR #12918). Xeons before Ice
     # Lake have no SHA-NI (AVX2 only, ~0.3), AMD EPYC and newer Xeons do (~1.0-1.2).
     # estimate: 0.7 GB/s, between the two kernels the module picks from.
-    "sha256": 0.7 * _GB,
+    "sha256": 0.7 * GB,
     # chksum_bench, 1 MiB: sha512-avx2 0.495 GB/s, sha512-generic 0.32 (5900X VM, PR
     # #13741); 0.70 GB/s generic on the FreeBSD host of PR #13695. Taken: 0.5 GB/s.
-    "sha512": 0.5 * _GB,
+    "sha512": 0.5 * GB,
     # chksum_bench: blake3-avx2 4.7-4.8 GB/s at 64K-256K (PR #13695); the SSE4.1 kernel
     # 2.4 GB/s on the same host. Taken: 4.4 GB/s, the AVX2 figure at 1 MiB in a second
     # posted table (4386 MB/s), below the memory-bound fletcher4 figure.
-    "blake3": 4.4 * _GB,
+    "blake3": 4.4 * GB,
     # chksum_bench, 1 MiB: skein-generic 0.62 GB/s (i3-1005G1, PR #12918), 0.47 (5900X VM,
     # PR #13741), 0.34 (PR #13695). Taken: 0.5 GB/s.
-    "skein": 0.5 * _GB,
+    "skein": 0.5 * GB,
     # chksum_bench, 1 MiB: edonr-generic 1.77 GB/s (i3-1005G1, PR #12918), 1.28 (5900X VM,
     # PR #13741), 2.49 (PR #13695). Taken: 1.7 GB/s.
-    "edonr": 1.7 * _GB,
+    "edonr": 1.7 * GB,
     "off": float("inf"),
 }
 #: ``dedup=on`` needs a cryptographic checksum: OpenZFS uses the dataset's when it is one
@@ -82,7 +83,7 @@ DEDUP_CHECKSUMS = ("sha256", "sha512", "skein", "edonr", "blake3")
 # ---- raidz parity generation, bytes of data/s: kstat vdev_raidz_bench, AVX2, gen_p / gen_pq
 # / gen_pqr = 4.79 / 3.30 / 1.48 GB/s on a 2016 Xeon (PR #4860); AVX512BW is faster where
 # present. The kernel picks the fastest implementation at load.
-_PARITY_RATE = {0: float("inf"), 1: 4.8 * _GB, 2: 3.3 * _GB, 3: 1.5 * _GB}
+_PARITY_RATE = {0: float("inf"), 1: 4.8 * GB, 2: 3.3 * GB, 3: 1.5 * GB}
 
 # ---- compression of compressible data (the Silesia corpus), bytes of input/s at 3 GHz:
 _COMPRESS_RATE = {
@@ -91,16 +92,16 @@ _COMPRESS_RATE = {
     # 422 MB/s on an i5-3340M at 2.7 GHz (→ 0.47). OpenZFS still compresses with the old
     # r1xx-era code (module/zfs/lz4_zfs.c; only the decompressor moved to 1.9.3, PR
     # #12805). Taken: 0.47 GB/s.
-    "lz4": 0.47 * _GB,
+    "lz4": 0.47 * GB,
     # estimate: zero-length encoding is one pass looking for runs of zeros, about memcpy
     # speed (no published per-core figure found).
-    "zle": 3 * _GB,
+    "zle": 3 * GB,
     # ZFS's default zstd level is 3. LZ4 README (v1.9.0 table, i7-9700K at 4.9 GHz):
     # zstd 1.4.0 -1 515 MB/s; its v1.7.3 table (i7-3930K) has zstd -3 at 200/330 of -1.
     # → 515 × 200/330 × 3/4.9 = 0.19 GB/s at 3 GHz. Taken: 0.2 GB/s.
-    "zstd": 0.2 * _GB,
+    "zstd": 0.2 * GB,
     # gzip = gzip-6: LZ4 README (v1.9.0 table) zlib 1.2.11 -6 36 MB/s at 4.9 GHz → 0.022.
-    "gzip": 0.022 * _GB,
+    "gzip": 0.022 * GB,
 }
 # ---- compression of incompressible data (compress_ratio 1.0). OpenZFS stores such a
 # record uncompressed but still runs the compressor first (zio_compress_data), which stops
@@ -111,26 +112,26 @@ _COMPRESS_RATE_INCOMPRESSIBLE = {
     # and gives results that are 7-10x faster than when using lz4 against compressible
     # data" (phoronix-test-suite issue #768); "LZ4 is really fast, especially at giving up
     # on incompressible data" (openzfs/zfs PR #13244). Taken: 7 × 0.47 = 3.3 GB/s.
-    "lz4": 3.3 * _GB,
-    "zle": 3 * _GB,  # estimate: one scan, as above
+    "lz4": 3.3 * GB,
+    "zle": 3 * GB,  # estimate: one scan, as above
     # zstd 1.5.5 on already-compressed 128 KiB blocks, i7-9700 without turbo (3.0 GHz):
     # 2.67 GB/s at level 3 (Cyan4973 in openzfs/zfs issue #12081). OpenZFS 2.2-2.3 bundle
     # zstd 1.4.5; estimate: half that rate for the older library, 1.3 GB/s.
-    "zstd": 1.3 * _GB,
+    "zstd": 1.3 * GB,
     # estimate: no incompressible-data figure found for zlib; the compressible rate.
-    "gzip": 0.022 * _GB,
+    "gzip": 0.022 * GB,
 }
 _DECOMPRESS_RATE = {
     "off": float("inf"),
     # LZ4 README v1.9.0: 4970 MB/s at 4.9 GHz → 3.0 GB/s at 3 GHz; OpenZFS's decompressor
     # is LZ4 1.9.3's since PR #12805.
-    "lz4": 3.0 * _GB,
-    "zle": 5 * _GB,  # estimate: expanding runs of zeros, above memcpy speed
+    "lz4": 3.0 * GB,
+    "zle": 5 * GB,  # estimate: expanding runs of zeros, above memcpy speed
     # LZ4 README v1.9.0: zstd -1 1380 MB/s at 4.9 GHz; v1.7.3 table: -3 at 810/930 of -1
     # → 1380 × 810/930 × 3/4.9 = 0.74 GB/s. Taken: 0.75 GB/s.
-    "zstd": 0.75 * _GB,
+    "zstd": 0.75 * GB,
     # LZ4 README v1.9.0: zlib -6 decompression 445 MB/s at 4.9 GHz → 0.27 GB/s.
-    "gzip": 0.27 * _GB,
+    "gzip": 0.27 * GB,
 }
 #: A record is kept compressed only if that saves ≥ 1/8 (``zio_compress_data``, the rule in
 #: :mod:`zsim.zfs.compression`); below this ratio it is stored, and read, uncompressed.
@@ -139,12 +140,12 @@ MIN_KEPT_RATIO = 8 / 7
 # ---- the client's input for dd
 _SOURCE_RATE = {
     # estimate: /dev/zero costs clearing the user buffer, about memcpy speed or better.
-    "zero": 10 * _GB,
+    "zero": 10 * GB,
     # estimate: Linux ChaCha20 CRNG on one core; the tn-bench M50 run (calibration/reference/
     # tnbench-m50.toml) measured one dd from /dev/urandom at 226 MiB/s on a 2.2 GHz Xeon
     # Silver 4114, ≈ 0.33 GB/s at 3 GHz with the copy and syscall included.
-    "urandom": 0.4 * _GB,
-    "file": 8 * _GB,  # estimate: reading a cached source file is one more memory copy
+    "urandom": 0.4 * GB,
+    "file": 8 * GB,  # estimate: reading a cached source file is one more memory copy
 }
 
 # ---- memory copies between user pages and the ARC/dbufs, bytes/s at 3 GHz: LZ4 README's
@@ -153,7 +154,7 @@ _SOURCE_RATE = {
 # read one 1 MiB-block stream from the ARC at 2.79 GiB/s on a 2.2 GHz Xeon Silver 4114 under
 # production load, i.e. ≈ 4 GB/s at 3 GHz for the whole call — the copy is at most that.
 # Taken: 8 GB/s (the per-call costs below carry the rest).
-COPY_RATE = 8 * _GB
+COPY_RATE = 8 * GB
 
 # ---- per-call and per-I/O costs at 3 GHz
 #: estimate: a read()/write() through the VFS into the ZPL (range lock, dmu_tx for writes,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import simpy
 
 from zsim.hardware.catalog import Profile
-from zsim.machine.resources import BandwidthStage, Path
+from zsim.machine.resources import BandwidthStage, MemoryBus, Path
 from zsim.scenario import Hardware
 
 SATA_LINE_RATE = 750e6
@@ -47,9 +47,12 @@ def bus_stages(
     names: list[str],
     disk: Profile,
     behind_hba: bool = True,
+    memory: MemoryBus | None = None,
 ) -> dict[str, Path]:
     """Each device's path to memory: its own link, then the shared expander and HBA when
-    ``behind_hba`` (log devices are modelled on their own ports: onboard SATA or NVMe)."""
+    ``behind_hba`` (log devices are modelled on their own ports: onboard SATA or NVMe).
+    ``memory``: the host's memory bus, which every transfer's DMA loads (``None``: not
+    modelled, as for the analytic engine's rates)."""
     stages: dict[str, list[BandwidthStage]] = {n: [] for n in names}
     link_line = disk.link_rate
     if disk.kind in ("hdd", "ssd"):
@@ -72,14 +75,14 @@ def bus_stages(
             stages[n].append(expander)
     # tri-mode HBAs carry NVMe traffic through their own uplink too
     if hw.hba is not None and behind_hba:
+        hba_gen, hba_lanes = hw.hba.pcie_gen, hw.hba.pcie_lanes
+        assert hba_gen is not None and hba_lanes is not None, "the catalog requires them of an HBA"
         iops = hw.hba.max_iops or HBA_DEFAULT_IOPS[3 if (hw.hba.lane_rate or 0) >= 1.5e9 else 2]
-        hba = BandwidthStage(
-            env, "hba", pcie_bytes_per_s(hw.hba.pcie_gen, hw.hba.pcie_lanes), per_io=1.0 / iops
-        )
+        hba = BandwidthStage(env, "hba", pcie_bytes_per_s(hba_gen, hba_lanes), per_io=1.0 / iops)
         for n in names:
             stages[n].append(hba)
     mark_passive(stages, disk)
-    return {n: Path(stages[n]) for n in names}
+    return {n: Path(stages[n], memory) for n in names}
 
 
 def device_peak_rates(disk: Profile) -> tuple[float, float]:

@@ -164,14 +164,16 @@ class Device:
 
     def _start(self) -> None:
         if self.rotating:
+            state = self.state
+            assert state is not None, "a rotating device is built with its HddState"
             window = self.queue[: self.model.reorder_depth]
             pending = [(q.offset, q.nbytes, q.is_write) for q in window]
             clock = self.env.now + self.phase
-            index = hdd.choose_next(self.model, self.state, clock, pending)
+            index = hdd.choose_next(self.model, state, clock, pending)
             io = self.queue.pop(index)
             seconds, _ = hdd.service(
                 self.model,
-                self.state,
+                state,
                 clock,
                 io.offset,
                 io.nbytes,

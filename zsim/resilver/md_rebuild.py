@@ -31,8 +31,8 @@ from zsim.machine.resources import Device, DevIO
 from zsim.resilver.result import ResilverResult
 from zsim.resilver.target import ResilverTarget
 from zsim.scenario import Scenario
+from zsim.units import MB, TB, KiB, MiB
 
-KiB, MiB = 1 << 10, 1 << 20
 RESYNC_BLOCK = 64 * KiB  # raid1.c RESYNC_BLOCK_SIZE
 RESYNC_DEPTH = 32  # raid1.c RESYNC_DEPTH
 STRIPE_CACHE_PER_DEVICE = 256 * 4 * KiB  # raid5.c NR_STRIPES default 256, one page each
@@ -143,8 +143,8 @@ def simulate_md_rebuild(sc: Scenario, target: ResilverTarget, seed: int) -> Resi
     assert md is not None
     sources = 1 if md.level in (1, 10) else len([d for d in md.devices if d != target.disk])
     notes = [
-        f"md rebuilds the whole {size / 1e12:.2f} TB member whatever is in use; "
-        f"speed_limit_max {cap / 1e6:.0f} MB/s per device"
+        f"md rebuilds the whole {size / TB:.2f} TB member whatever is in use; "
+        f"speed_limit_max {cap / MB:.0f} MB/s per device"
     ]
     under_load = None
     if spec.under_load or sc.durability.busy_fraction > 0:
@@ -160,7 +160,7 @@ def simulate_md_rebuild(sc: Scenario, target: ResilverTarget, seed: int) -> Resi
             "note": (
                 "md throttles recovery to speed_limit_min while the array has other I/O "
                 "(is_mddev_idle); the foreground workload keeps its rate — the recovery's "
-                f"{floor / 1e6:.2f} MB/s per device is not simulated against it"
+                f"{floor / MB:.2f} MB/s per device is not simulated against it"
             ),
         }
     return ResilverResult(

@@ -20,6 +20,8 @@ from zsim.des.run import simulate_des
 from zsim.des.vdev import MissingLeaf
 from zsim.errors import ZsimError
 from zsim.machine.run_control import RunControl
+from zsim.resilver.durability import pool_durability
+from zsim.resilver.md_rebuild import simulate_md_rebuild
 from zsim.resilver.result import ResilverResult
 from zsim.resilver.target import ResilverTarget, resolve_target
 from zsim.resilver.zfs_scan import WindowStats, ZfsScan, window_quota
@@ -50,14 +52,10 @@ def simulate_resilver(sc: Scenario, seed: int = 1, *, durability: bool = True) -
     if target.system == "lost":
         result = _lost(sc, target, seed)
     elif target.system == "md":
-        from zsim.resilver.md_rebuild import simulate_md_rebuild
-
         result = simulate_md_rebuild(sc, target, seed)
     else:
         result = _zfs(sc, target, seed)
     if durability:
-        from zsim.resilver.durability import pool_durability
-
         result = dataclasses.replace(result, durability=pool_durability(sc, target, result, seed))
     return dataclasses.replace(result, wall_seconds=time.perf_counter() - started)
 

@@ -42,13 +42,21 @@ import numpy as np
 import simpy
 
 from zsim.des.engine import Engine
-from zsim.des.vdev import ASYNC_WRITE, REBUILD, SCRUB, LeafQueue, MissingLeaf, TopVdev, Zio
+from zsim.des.vdev import (
+    ASYNC_WRITE,
+    REBUILD,
+    SCRUB,
+    LeafQueue,
+    MissingLeaf,
+    TopVdev,
+    Zio,
+    aggregation_limit,
+)
 from zsim.layout.draid import DRAID_ROWHEIGHT, draid_columns
 from zsim.machine.resources import Busy, after
-from zsim.zfs.indirect import indirect_block
+from zsim.units import MiB
+from zsim.zfs.indirect import BPS_PER_INDIRECT, indirect_block
 from zsim.zfs.scan import SCAN_IO_BYTES, ScanTunables
-
-MiB = 1 << 20
 
 #: leaf I/Os a window aims to complete: enough for the disks' mechanics to average out
 #: (hundreds of I/Os per disk), few enough that a window costs well under a second of wall
@@ -128,12 +136,11 @@ class ZfsScan:
         self.write_klass = REBUILD if mode == "sequential" else ASYNC_WRITE
         version = engine.version
         rotating = engine.sc.hardware.disk.kind == "hdd"
-        self.aggregation = (MiB if version.at_least(0, 8) else 128 << 10) if rotating else 128 << 10
+        self.aggregation = aggregation_limit(rotating, version)
         self.lanes = [_Lane(self, top, leaf) for top, leaf in lanes]
         for lane in self.lanes:
             for leaf in lane.top.leaves:
-                leaf.scan_max = tunables.scrub_max_active
-                leaf.nia = tunables.nia
+                leaf.set_scan_limits(tunables.scrub_max_active, tunables.nia)
             if lane.target is not None:
                 self._attach_replacement(lane)
         meta_psize, _ = indirect_block(1, 1 << 40, engine.sc.pool.ashift, "none")
@@ -149,7 +156,7 @@ class ZfsScan:
         self.read = 0
         self.examined = 0
         self.walked = 0
-        self.meta_every = 1024  # block pointers per indirect block (128 KiB / 128 B)
+        self.meta_every = BPS_PER_INDIRECT  # block pointers per indirect block
         self.finished: simpy.Event | None = None
         self.mark: dict[str, Any] | None = None
         self.end_mark: dict[str, Any] | None = None
@@ -231,9 +238,9 @@ class ZfsScan:
             return  # the slice's spare columns on surviving children take the writes
         # the new disk sits in the failed disk's slot: same device model and bus path
         leaf = LeafQueue(missing.device, self.aggregation)
-        leaf.scan_max, leaf.nia = self.t.scrub_max_active, self.t.nia
+        leaf.set_scan_limits(self.t.scrub_max_active, self.t.nia)
         lane.new_leaf = leaf
-        self.engine.zfs.leaf_queues.append(leaf)  # follows the async-write ramp
+        self.engine.zfs.add_leaf_queue(leaf)  # follows the async-write ramp
 
     def _limit(self, lane: _Lane) -> int:
         top = lane.top

@@ -18,7 +18,8 @@ Inside a :class:`Scenario` every quantity is in SI base units (bytes as ``int``,
 The package, by job: :mod:`~zsim.scenario.keys` (the key table, constants and error messages),
 :mod:`~zsim.scenario.schema` (the frozen dataclasses), :mod:`~zsim.scenario.checks` (their value
 and combination checks), :mod:`~zsim.scenario.toml_read` (:func:`scenario_from_dict`,
-:func:`load_scenario`), :mod:`~zsim.scenario.toml_write` (:meth:`Scenario.to_toml`'s tables) and
+:func:`load_scenario`), :mod:`~zsim.scenario.toml_write` (:meth:`Scenario.to_toml`'s tables),
+:mod:`~zsim.scenario.protocols` (the dataclasses' shape as the checks and the writer read it) and
 :mod:`~zsim.scenario.overrides` (``--set section.key=value``). Every public name is re-exported
 here; import from :mod:`zsim.scenario`.
 """

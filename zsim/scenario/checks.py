@@ -9,7 +9,7 @@ import difflib
 import math
 from collections.abc import Callable
 from dataclasses import fields
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from zsim.capacity import PARTITIONINGS
 from zsim.errors import ZsimError
@@ -34,15 +34,13 @@ from zsim.scenario.keys import (
     TOOL_KEYS,
     TRACE_FORMATS,
     XATTRS,
-    KiB,
     ScenarioError,
     bad_value,
     show_value,
 )
+from zsim.scenario.protocols import HardwareFields, PoolFields, WorkloadFields
+from zsim.units import KiB
 from zsim.zfs.version import check_layout_features
-
-if TYPE_CHECKING:
-    from zsim.scenario.schema import Hardware, Pool, Workload
 
 # ---------------------------------------------------------------- value checks
 
@@ -144,7 +142,7 @@ def check_compression(compression: str, ratio: Any) -> None:
         )
 
 
-def check_failed(pool: Pool) -> None:
+def check_failed(pool: PoolFields) -> None:
     """``pool.failed``: distinct names of data-vdev leaves, no more per vdev than it survives."""
     names: Any = pool.failed  # a list when built in code
     if isinstance(names, list):
@@ -250,7 +248,7 @@ _REQUIRED = {
 }
 
 
-def check_required(work: Workload) -> None:
+def check_required(work: WorkloadFields) -> None:
     examples, why = _REQUIRED[work.tool]
     missing = [k for k in examples if getattr(work, k) is None]
     if missing:
@@ -262,7 +260,7 @@ def check_required(work: Workload) -> None:
         )
 
 
-def check_foreign_defaults(work: Workload) -> None:
+def check_foreign_defaults(work: WorkloadFields) -> None:
     """Keys of another tool must keep their defaults; they would be silently ignored."""
     own = {"tool", *TOOL_KEYS[work.tool]}
     for f in fields(work):
@@ -278,7 +276,7 @@ def foreign_key(key: str, tool: str, value: Any) -> ScenarioError:
     )
 
 
-def check_fio(work: Workload) -> None:
+def check_fio(work: WorkloadFields) -> None:
     check_enum("workload", "rw", work.rw, RWS)
     check_size("workload", "bs", work.bs, 1)
     check_whole("workload", "rwmixread", work.rwmixread, 0, 100)
@@ -293,7 +291,7 @@ def check_fio(work: Workload) -> None:
     check_size("workload", "offset", work.offset, 0)
 
 
-def check_dd(work: Workload) -> None:
+def check_dd(work: WorkloadFields) -> None:
     check_enum("workload", "direction", work.direction, DD_DIRECTIONS)
     check_size("workload", "bs", work.bs, 1)
     check_size("workload", "bytes", work.bytes, 1)
@@ -301,7 +299,7 @@ def check_dd(work: Workload) -> None:
     check_enum("workload", "source", work.source, DD_SOURCES)
 
 
-def check_trace(work: Workload) -> None:
+def check_trace(work: WorkloadFields) -> None:
     if not isinstance(work.file, str) or not work.file:
         raise bad_value("workload", "file", work.file)
     check_enum("workload", "format", work.format, TRACE_FORMATS)
@@ -311,7 +309,7 @@ def check_trace(work: Workload) -> None:
 # Sources: OpenZFS release notes — 0.6.5 large_blocks (records > 128 KiB); 0.7.0 sha512,
 # skein and edonr checksums; 0.8.0 allocation classes (special/dedup vdevs,
 # special_small_blocks); 2.0.0 zstd; 2.1.0 dRAID; 2.2.0 blake3; 2.3.0 Direct I/O (``direct``).
-_FEATURES: tuple[tuple[str, Callable[[Pool, Layout], bool], tuple[int, ...], str], ...] = (
+_FEATURES: tuple[tuple[str, Callable[[PoolFields, Layout], bool], tuple[int, ...], str], ...] = (
     ("pool.recordsize above 128 KiB (large_blocks)", lambda p, _: p.recordsize > 128 * KiB,
      (0, 6, 5), "recordsize = \"128K\""),
     ("pool.checksum = sha512/skein/edonr", lambda p, _: p.checksum in ("sha512", "skein", "edonr"),
@@ -327,7 +325,7 @@ _FEATURES: tuple[tuple[str, Callable[[Pool, Layout], bool], tuple[int, ...], str
 )  # fmt: skip
 
 
-def check_features(hardware: Hardware, pool: Pool) -> None:
+def check_features(hardware: HardwareFields, pool: PoolFields) -> None:
     """Pool settings that the chosen OpenZFS release does not have are errors."""
     version, layout = hardware.zfs, layout_of(pool.layout)
     if isinstance(layout, ZfsLayout):

@@ -16,9 +16,8 @@ from zsim.capacity import PARTITIONINGS
 from zsim.errors import ZsimError
 from zsim.hardware.catalog import Profile
 from zsim.toml_text import toml_string, toml_value
-from zsim.units import format_binary_size
+from zsim.units import KiB, MiB, format_binary_size
 
-KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 MIN_RECORDSIZE = 512  # SPA_MINBLOCKSIZE
 MAX_RECORDSIZE = 16 * MiB  # SPA_MAXBLOCKSIZE (include/sys/spa.h)
 

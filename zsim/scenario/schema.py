@@ -43,8 +43,6 @@ from zsim.scenario.keys import (
     SPARE_KINDS,
     TOOLS,
     WRITTEN_PATTERNS,
-    GiB,
-    KiB,
     ScenarioError,
     bad_value,
     scenario_toml_value,
@@ -52,7 +50,7 @@ from zsim.scenario.keys import (
 )
 from zsim.scenario.toml_write import changed_items, hardware_items, pool_items, workload_items
 from zsim.toml_text import toml_key
-from zsim.units import parse_ashift
+from zsim.units import GiB, KiB, parse_ashift
 from zsim.zfs.version import CURRENT, ZfsVersion, parse_zfs_version
 
 # ---------------------------------------------------------------- the dataclasses
@@ -75,7 +73,7 @@ class Hardware:
         cpu_cores: CPU cores (default 8).
         cpu_ghz: nominal clock, GHz (default 3.0).
         cpu_io_cost_scale: multiplier, above 0, of every per-call, per-record and per-I/O CPU
-            cost (:func:`zsim.des.costs.cpu_costs` ``io_scale``), calibrated for a host whose
+            cost (:func:`zsim.machine.costs.cpu_costs` ``io_scale``), calibrated for a host whose
             kernel or CPU differs from the model's reference (default 1.0: the sourced costs).
         cpu_byte_cost_scale: multiplier, above 0, of every per-byte CPU cost (copies,
             checksums, parity, compression; ``cpu_costs`` ``byte_scale``), calibrated likewise,
@@ -88,7 +86,7 @@ class Hardware:
             port multiplier or an expander fan-out).
         memory_bandwidth: sustained host memory bandwidth shared by the cores' data passes
             and the devices' DMA, bytes/s (default ``None``:
-            :data:`zsim.des.memory.DEFAULT_MEMORY_BANDWIDTH`, 80 GB/s; TOML ``"136GB/s"``).
+            :data:`zsim.machine.memory.DEFAULT_MEMORY_BANDWIDTH`, 80 GB/s; TOML ``"136GB/s"``).
         log_device_spec, cache_device_spec, special_device_spec, hba_spec: what those
             profiles were given as, like ``disk_spec`` (default ``None``: not given).
     """

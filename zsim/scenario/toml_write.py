@@ -7,25 +7,22 @@ when they have one, else as an inline table.
 from __future__ import annotations
 
 from dataclasses import asdict, fields
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from zsim.errors import ZsimError
 from zsim.hardware.catalog import Profile, load_profile
-from zsim.scenario.keys import KEYS, PROFILE_KEYS, TOOL_KEYS, GiB, KiB, MiB
-
-if TYPE_CHECKING:
-    from zsim.scenario.schema import Hardware, Pool, Workload
+from zsim.scenario.keys import KEYS, PROFILE_KEYS, TOOL_KEYS
+from zsim.scenario.protocols import HardwareFields, PoolFields, WorkloadFields
+from zsim.units import binary_multiple
 
 # ---------------------------------------------------------------- writing TOML
 
 
 def size_text(nbytes: int) -> str | int:
-    """A size as exact text in the largest binary unit that divides it (``"128KiB"``)."""
-    for unit, scale in (("EiB", 2**60), ("PiB", 2**50), ("TiB", 2**40), ("GiB", GiB),
-                        ("MiB", MiB), ("KiB", KiB)):  # fmt: skip
-        if nbytes and nbytes % scale == 0:
-            return f"{nbytes // scale}{unit}"
-    return nbytes
+    """A size as exact text in the largest binary unit that divides it (``"128KiB"``, up to
+    EiB), else (0, or not a whole number of KiB) the number itself."""
+    count, prefix = binary_multiple(nbytes, largest="E")
+    return f"{count}{prefix}iB" if nbytes and prefix else nbytes
 
 
 def profile_value(profile: Profile, spec: str | None) -> str | dict[str, Any]:
@@ -44,7 +41,7 @@ def profile_value(profile: Profile, spec: str | None) -> str | dict[str, Any]:
     return table
 
 
-def hardware_items(hw: Hardware) -> dict[str, Any]:
+def hardware_items(hw: HardwareFields) -> dict[str, Any]:
     items: dict[str, Any] = {}
     for key in PROFILE_KEYS:
         profile = getattr(hw, key)
@@ -66,7 +63,7 @@ def hardware_items(hw: Hardware) -> dict[str, Any]:
     return items
 
 
-def pool_items(pool: Pool) -> dict[str, Any]:
+def pool_items(pool: PoolFields) -> dict[str, Any]:
     items = asdict(pool)
     for key in ("recordsize", "special_small_blocks"):
         items[key] = size_text(items[key])
@@ -90,7 +87,7 @@ def changed_items(spec: Any, default: Any) -> dict[str, Any]:
     return items
 
 
-def workload_items(work: Workload) -> dict[str, Any]:
+def workload_items(work: WorkloadFields) -> dict[str, Any]:
     items: dict[str, Any] = {"tool": work.tool}
     for key in TOOL_KEYS[work.tool]:
         value = getattr(work, key)

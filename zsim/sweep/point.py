@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import tomllib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
+
+from zsim.errors import ZsimError
+from zsim.scenario import scenario_from_dict
 
 
 @dataclass(frozen=True)
@@ -57,9 +61,14 @@ class SweepPoint:
 
 def scenario_input(sc: Any) -> dict[str, Any]:
     """A :class:`zsim.scenario.Scenario` as the dict of its TOML tables (picklable, JSON-able)."""
-    import tomllib
-
     return tomllib.loads(sc.to_toml())
+
+
+class _Caps(TypedDict, total=False):
+    """The DES caps a point passes to :func:`zsim.simulate` (absent: its default)."""
+
+    max_wall_seconds: float
+    max_sim_seconds: float
 
 
 def point_seeds(base_seed: int, n: int) -> list[int]:
@@ -75,8 +84,7 @@ def evaluate_point(point: SweepPoint) -> dict[str, Any]:
     outside the analytic engine's validity range) gives a row with ``error`` set and no
     figures, so one bad point does not stop a sweep.
     """
-    from zsim.errors import ZsimError
-    from zsim.scenario import scenario_from_dict
+    # looked up when a point runs, so a test can replace ``zsim.simulate.simulate``
     from zsim.simulate import simulate
 
     row: dict[str, Any] = {
@@ -88,12 +96,13 @@ def evaluate_point(point: SweepPoint) -> dict[str, Any]:
     }
     try:
         sc = scenario_from_dict(dict(point.scenario), source=f"sweep point {point.index}")
-        caps: dict[str, float] = {"max_wall_seconds": point.max_wall_seconds}
+        caps: _Caps = {"max_wall_seconds": point.max_wall_seconds}
         if point.max_sim_seconds is not None:
             caps["max_sim_seconds"] = point.max_sim_seconds
         engine = point.engine
         if engine == "auto":
             # the analytic engine where it is valid, the discrete-event engine elsewhere
+            # (imported here: it loads SimPy, which ``import zsim`` does not)
             from zsim.analytic.engine import validity
 
             engine = "analytic" if validity(sc) is None else "des"

@@ -38,17 +38,11 @@ from typing import Any
 
 from zsim.errors import ZsimError
 from zsim.sweep.layouts import MAX_HOT_SPARES, RAIDZ_MAX_WIDTH
-from zsim.sweep.table import (
-    DEFAULT_ENGINE,
-    TIB,
-    SweepPlan,
-    SweepTable,
-    fmt_tb,
-    plan_sweep,
-    run_plan,
-    workload_cell,
-)
-from zsim.units import format_size, parse_size
+from zsim.sweep.plan import DEFAULT_ENGINE, SweepPlan, plan_sweep
+from zsim.sweep.resilver import add_resilver_columns
+from zsim.sweep.table import SweepTable, fmt_tb, run_plan, workload_cell
+from zsim.units import TiB, format_size, parse_size
+from zsim.version import __version__
 
 
 @dataclass(frozen=True)
@@ -101,8 +95,6 @@ class Recommendation:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document (SI units; ``picks`` carry their full table rows)."""
-        from zsim.version import __version__
-
         return {
             "zsim_version": __version__,
             "inputs": self.table.inputs if self.table is not None else None,
@@ -579,8 +571,6 @@ def recommend(
         plan, feasible, scheduler=scheduler, results=results, workers=workers, progress=progress
     )
     if resilver:
-        from zsim.sweep.resilver import add_resilver_columns
-
         add_resilver_columns(plan, evaluated.rows, workers)
         evaluated.resilver = True
         evaluated.inputs = {**evaluated.inputs, "resilver": True}
@@ -634,7 +624,7 @@ def render_text(rec: Recommendation) -> str:
             cells.append(str(r["disks"]))
         cells += [
             fmt_tb(r["usable_tb"]),
-            f"{r['usable_bytes'] / TIB:.2f}",
+            f"{r['usable_bytes'] / TiB:.2f}",
             str(r["fault_tolerance"]),
         ]
         if priced:

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
+from zsim.errors import ZsimError
+from zsim.scenario import scenario_from_dict
 from zsim.sweep.point import point_seeds
 
 RESILVER_COLUMNS: tuple[str, ...] = (
@@ -41,9 +43,8 @@ SWEEP_TRIALS = 5000
 
 def resilver_row(task: tuple[dict[str, Any], int]) -> dict[str, Any]:
     """One row's resilver figures from (scenario tables, seed); errors become a cell."""
-    from zsim.errors import ZsimError
+    # imported here: it loads the discrete-event engine, which ``import zsim`` does not
     from zsim.resilver.run import simulate_resilver
-    from zsim.scenario import scenario_from_dict
 
     data, seed = task
     data = {**data, "durability": {"trials": SWEEP_TRIALS, **data.get("durability", {})}}

@@ -57,7 +57,8 @@ from pathlib import Path
 from typing import Any
 
 from zsim.errors import ZsimError
-from zsim.units import parse_size
+from zsim.scenario import scenario_from_dict
+from zsim.units import KiB, parse_size
 
 #: What a workload name may contain (it becomes part of the table's column names).
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
@@ -91,7 +92,7 @@ class WorkloadSpec:
     @property
     def streaming(self) -> bool:
         """True when bandwidth, not IOPS, is the figure that matters (bs ≥ 128 KiB)."""
-        return self.block_size >= 128 * 1024
+        return self.block_size >= 128 * KiB
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -187,8 +188,6 @@ def check_workload(spec: WorkloadSpec, where: str) -> WorkloadSpec:
 
     Raises :class:`~zsim.errors.ZsimError` starting with ``where``.
     """
-    from zsim.scenario import scenario_from_dict
-
     if not NAME_PATTERN.match(spec.name):
         raise ZsimError(
             f"{where}: workload name {spec.name!r} may hold only letters, digits, '-' and '_' "

@@ -24,7 +24,8 @@ from typing import Any
 
 from zsim.scenario import Scenario, scenario_from_dict
 from zsim.simulate import simulate
-from zsim.validation.common import MiB, median_abs, reference_root, relative_error
+from zsim.units import MiB
+from zsim.validation.common import median_abs, reference_root, relative_error
 
 REFERENCE_FILE = "ars-ironwolf8.toml"
 

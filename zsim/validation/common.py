@@ -12,8 +12,6 @@ from collections.abc import Iterable
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-MiB = 1 << 20
-
 
 def reference_root() -> Traversable:
     """``calibration/reference`` of the checkout, or ``zsim/reference`` inside the wheel."""

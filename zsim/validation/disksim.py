@@ -7,9 +7,16 @@ Wilkes' demerit, beside a constant service time and DiskSim with the full parame
 
 from __future__ import annotations
 
+import csv
+import io
+import time
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
+from zsim.des.trace import demerit, parse_validate_trace, replay
+from zsim.hardware.catalog import load_profile
 from zsim.validation.common import reference_root
 
 
@@ -52,15 +59,6 @@ def disksim_drive_profile(row: dict[str, str]) -> dict[str, Any]:
 
 def disksim_rows(seed: int = 1) -> list[TraceRow]:
     """Replay each DiskSim 4.0 validation trace (queue depth 1) and compare distributions."""
-    import csv
-    import io
-    import time
-
-    import numpy as np
-
-    from zsim.des.trace import demerit, parse_validate_trace, replay
-    from zsim.hardware.catalog import load_profile
-
     folder = reference_root().joinpath("disksim")
     table_text = folder.joinpath("drives.csv").read_text(encoding="utf-8")
     rows: list[TraceRow] = []

@@ -14,6 +14,8 @@ import tomllib
 from dataclasses import dataclass
 from typing import Any
 
+from zsim.errors import ZsimError
+from zsim.resilver.run import simulate_resilver
 from zsim.scenario import Scenario, scenario_from_dict
 from zsim.validation.common import median_abs, reference_root, relative_error
 
@@ -42,10 +44,11 @@ def draid_scenario(layout: str, spare: str, fill: float) -> Scenario:
 
 
 def _hours(layout: str, spare: str, fill: float) -> float:
-    from zsim.resilver.run import simulate_resilver
-
     sc = draid_scenario(layout, spare, fill)
-    return simulate_resilver(sc, durability=False).seconds / 3600
+    seconds = simulate_resilver(sc, durability=False).seconds
+    if seconds is None:  # only a lost pool has no resilver time; one failed disk never loses it
+        raise ZsimError(f"{layout}: the pool is lost, so there is no resilver time to compare")
+    return seconds / 3600
 
 
 @dataclass(frozen=True)

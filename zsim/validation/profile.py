@@ -20,12 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zsim.calibrate.fit import DeviceFit, fit_device
-from zsim.calibrate.forward import predict_iops, queued_random_read
+from zsim.calibrate.fit import fit_device
+from zsim.calibrate.fit_solve import DeviceFit
+from zsim.calibrate.forward import outstanding, predict_iops, queued_random_read
 from zsim.calibrate.measurement import Measurement
 from zsim.errors import ZsimError
 from zsim.hardware.catalog import Profile
 from zsim.scenario import IOENGINES, Scenario, scenario_from_dict
+from zsim.simulate import simulate
 
 
 def profile_table(profile: Profile) -> dict[str, Any]:
@@ -196,8 +198,6 @@ def validate_measurements(
     ``fit``: the device fit that produced the profile; with it, each measurement the fit used
     also gets a leave-one-out prediction (refit without it, predict it with the closed form
     the fit uses). ``engine``: "des" (default) or "analytic"."""
-    from zsim.simulate import simulate
-
     rows = []
     ms = [m for m in measurements if m.ok and m.purpose != "prepare"]
     notes = [
@@ -242,8 +242,6 @@ def validation_row(
     note: str = "",
 ) -> ValidationRow:
     """The row of measurement ``m`` with its predictions (None: not predicted)."""
-    from zsim.calibrate.forward import outstanding
-
     d = m.direction()
     return ValidationRow(
         source=m.source,

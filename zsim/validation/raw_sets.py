@@ -27,10 +27,7 @@ from zsim.calibrate.fio import parse_fio_file
 from zsim.calibrate.measurement import Measurement, ParseError
 from zsim.calibrate.zpool import IostatSample, parse_zpool_iostat
 from zsim.errors import ZsimError
-from zsim.units import parse_size
-
-MiB, GiB = 1 << 20, 1 << 30
-
+from zsim.units import GiB, MiB, parse_size
 
 # ---------------------------------------------------------------- clemtibs
 

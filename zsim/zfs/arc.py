@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
+from zsim.units import GiB
 from zsim.zfs.version import ZfsVersion
 
-GiB = 1 << 30
 DATA_SHARE = 0.75
 
 

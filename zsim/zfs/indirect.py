@@ -7,7 +7,9 @@ Sources: ``DN_DFL_INDBLKSHIFT`` = 17 (dnode.h: 128 KiB indirect blocks for files
 
 from __future__ import annotations
 
-INDIRECT_BYTES = 128 * 1024
+from zsim.units import KiB
+
+INDIRECT_BYTES = 128 * KiB
 """Indirect block size: ``DN_DFL_INDBLKSHIFT`` = 17 (128 KiB) for files (dnode.h)."""
 BPS_PER_INDIRECT = INDIRECT_BYTES // 128  # 128-byte blkptr_t (spa.h)
 BP_COMPRESSED_BYTES = 80

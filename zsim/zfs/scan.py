@@ -29,9 +29,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from zsim.units import MiB
 from zsim.zfs.version import ZfsVersion
-
-KiB, MiB = 1 << 10, 1 << 20
 
 #: bytes of kernel memory one queued block costs the sorted scan (a ``scan_io_t`` of the
 #: block pointer's DVA, birth and checksum plus its range-tree segment; dsl_scan.c keeps

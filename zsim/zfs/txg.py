@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from zsim.units import GiB, MiB
 from zsim.zfs.version import ZfsVersion
-
-MiB, GiB = 1 << 20, 1 << 30
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ import streamlit as st
 from zsim.app import calibrate_upload as cu
 from zsim.app import ui
 from zsim.app.pages import widgets
-from zsim.units import format_binary_size, format_rate, format_time, parse_size
+from zsim.units import MB, MiB, format_binary_size, format_rate, format_time, parse_size
 
 T = TypeVar("T")
 
@@ -50,7 +50,7 @@ Raw fio JSON (`--output-format=json`), dd summaries (name the file `...read...` 
 `...write...`), `zpool status`, `zpool iostat -v` and `arcstat` logs are read too; pool logs
 are summarised, not fitted. No files at hand? "Use the sample measurements" fits the 43
 steps measured on this project's own virtual disk. Up to {cu.MAX_FILES} files of at most
-{cu.MAX_FILE_BYTES / 1e6:.0f} MB (10⁶ bytes) each.
+{cu.MAX_FILE_BYTES / MB:.0f} MB (10⁶ bytes) each.
 """
 
 
@@ -132,7 +132,7 @@ def measurement_table(parsed: cu.Parsed) -> list[dict[str, Any]]:
             "bs": _bs(r["bs_bytes"]),
             "QD": r["qd"],
             "jobs": r["numjobs"],
-            "measured MB/s": _r(r["bytes_per_s"] / 1e6 if r["bytes_per_s"] is not None else None),
+            "measured MB/s": _r(r["bytes_per_s"] / MB if r["bytes_per_s"] is not None else None),
             "measured IOPS": _r(r["iops"]),
             "status": "ok" if r["error"] == 0 else f"fio error {r['error']}: not fitted",
         }
@@ -145,7 +145,7 @@ def parameter_table(fit: Any) -> list[dict[str, Any]]:
     for p in cu.parameter_rows(fit):
         if p["stderr"] is not None:
             err = p["stderr"]
-            shown = f"{err / 1e6:,.1f} MB/s" if p["unit"] == "B/s" else _value(err, p["unit"])
+            shown = f"{err / MB:,.1f} MB/s" if p["unit"] == "B/s" else _value(err, p["unit"])
             se = f"±{p['rel_stderr']:.1%} ({shown})"
         else:
             se = "—"
@@ -319,7 +319,7 @@ def _files() -> tuple[list[tuple[str, bytes]], str]:
         type=list(cu.UPLOAD_SUFFIXES),
         key="w_cal_files",
         on_change=uploads_changed,
-        max_upload_size=math.ceil(cu.MAX_FILE_BYTES / 2**20),
+        max_upload_size=math.ceil(cu.MAX_FILE_BYTES / MiB),
         help="DIR/results/*.json from 'zsim calibrate run', fio JSON, dd, zpool or arcstat output",
     )
     have_sample = cu.sample_dir() is not None

@@ -10,6 +10,8 @@ from typing import Any
 import streamlit as st
 
 from zsim.app.pages import widgets
+from zsim.sweep.recommend import Objective, objectives_for, pareto_front
+from zsim.units import MB
 
 #: the sweep's preset workloads this page compares, and what each measures
 WORKLOADS: dict[str, str] = {
@@ -23,8 +25,6 @@ STREAMING = "backup-1m-write"
 def pareto(table: Any, rows: list[dict[str, Any]], with_resilver: bool) -> set[str]:
     """Layouts on the Pareto front (``zsim recommend``'s objectives: usable space, each
     workload's speed, fault tolerance, cost when priced; plus resilver time when known)."""
-    from zsim.sweep.recommend import Objective, objectives_for, pareto_front
-
     complete = [
         r for r in rows if all(r.get(f"{w}.bytes_per_s") is not None for w in table.workloads)
     ]
@@ -82,8 +82,8 @@ def _display(rows: list[dict[str, Any]], with_resilver: bool) -> list[dict[str, 
             "rule of thumb": r1(r["4k-randread.rule_iops"]),
             "4K rand write IOPS": r1(r["4k-randwrite.iops"]),
             "rule of thumb ": r1(r["4k-randwrite.rule_iops"]),
-            "1M write MB/s": r1(r[f"{STREAMING}.bytes_per_s"], 1e6),
-            "rule of thumb  ": r1(r[f"{STREAMING}.rule_bytes_per_s"], 1e6),
+            "1M write MB/s": r1(r[f"{STREAMING}.bytes_per_s"], MB),
+            "rule of thumb  ": r1(r[f"{STREAMING}.rule_bytes_per_s"], MB),
             "$ per usable TB": r1(r["usd_per_usable_tb"]),
         }
         if with_resilver:
@@ -197,7 +197,7 @@ def render() -> None:
         c = st.columns(2)
         c[0].altair_chart(scatter(rows, "4k-randread.iops", "4K random read IOPS"), width="stretch")
         c[1].altair_chart(
-            scatter(rows, f"{STREAMING}.bytes_per_s", "1M streaming write, MB/s", 1e6),
+            scatter(rows, f"{STREAMING}.bytes_per_s", "1M streaming write, MB/s", MB),
             width="stretch",
         )
         if with_resilver:

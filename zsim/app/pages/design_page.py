@@ -13,6 +13,7 @@ import streamlit as st
 from zsim.app import design as model
 from zsim.app import ui
 from zsim.app.pages import widgets
+from zsim.units import MB, TB, KiB, TiB
 
 
 def capacity_chart(rows: list[dict[str, Any]]) -> Any:
@@ -97,12 +98,12 @@ def _table(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "workload": r["label"],
             "recordsize": r["recordsize"],
             "engine": r["engine"],
-            "MB/s": round(r["bytes_per_s"] / 1e6, 1),
+            "MB/s": round(r["bytes_per_s"] / MB, 1),
             "IOPS": round(r["iops"]),
             "mean latency (ms)": _ms(r["latency_mean_s"]),
             "p99 latency (ms)": _ms(r["latency_p99_s"]),
             "limited by": r["limit"],
-            "rule of thumb MB/s": round(r["rule_bytes_per_s"] / 1e6, 1),
+            "rule of thumb MB/s": round(r["rule_bytes_per_s"] / MB, 1),
             "rule of thumb IOPS": round(r["rule_iops"]),
         }
         for r in rows
@@ -128,17 +129,17 @@ def render() -> None:
         c = st.columns(4)
         c[0].metric(
             "Usable capacity (TB)",
-            f"{report.usable_bytes / model.TB:,.2f} TB",
+            f"{report.usable_bytes / TB:,.2f} TB",
             help="zfs list USED+AVAIL of the empty pool; TB = 10^12 bytes",
         )
         c[1].metric(
             "Usable capacity (TiB)",
-            f"{report.usable_bytes / model.TIB:,.2f} TiB",
+            f"{report.usable_bytes / TiB:,.2f} TiB",
             help="TiB = 2^40 bytes",
         )
         c[2].metric(
             "Raw (all disks)",
-            f"{(report.raw_bytes + report.support_raw_bytes) / model.TB:,.1f} TB",
+            f"{(report.raw_bytes + report.support_raw_bytes) / TB:,.1f} TB",
             help=ui.fmt_size(report.raw_bytes + report.support_raw_bytes),
         )
         c[3].metric(
@@ -182,7 +183,7 @@ def render() -> None:
                 "Resilver time",
                 ui.fmt_time(res.seconds),
                 help=f"one disk of a {design.fill:.0%} full pool of "
-                f"{sc.pool.recordsize // 1024}K records, {res.method}",
+                f"{sc.pool.recordsize // KiB}K records, {res.method}",
             )
         c[1].metric("Resilver rate", ui.fmt_rate(res.bytes_per_s), help=f"limit: {res.limit}")
         mission = res_summary["mission_seconds"]

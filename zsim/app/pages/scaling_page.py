@@ -12,7 +12,7 @@ import streamlit as st
 from zsim.app import anatomy, scaling_model, ui
 from zsim.app import design as model
 from zsim.app.pages import widgets
-from zsim.units import parse_size
+from zsim.units import MB, parse_size
 
 
 def scaling_chart(rows: list[dict[str, Any]], workload: str, rule: bool) -> Any:
@@ -29,7 +29,7 @@ def scaling_chart(rows: list[dict[str, Any]], workload: str, rule: bool) -> Any:
             "vdevs": r["vdevs"],
             "limit": r["limit"],
             "source": "zsim",
-            "value": r[key] / (1e6 if streaming else 1.0),
+            "value": r[key] / (MB if streaming else 1.0),
         }
         for r in sel
     ]
@@ -42,7 +42,7 @@ def scaling_chart(rows: list[dict[str, Any]], workload: str, rule: bool) -> Any:
                 "vdevs": r["vdevs"],
                 "limit": "rule of thumb",
                 "source": "rule of thumb",
-                "value": r[f"rule_{key}"] / (1e6 if streaming else 1.0),
+                "value": r[f"rule_{key}"] / (MB if streaming else 1.0),
             }
             for r in sel
         ]

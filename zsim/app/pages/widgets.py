@@ -28,12 +28,12 @@ from zsim.app.ui import (
     HDD_FIELDS,
     catalog_names,
     scenario_from_toml,
-    size_text,
     to_csv,
     to_json,
 )
 from zsim.errors import ZsimError
-from zsim.units import parse_size
+from zsim.simulate import simulate
+from zsim.units import format_binary_multiple, parse_size
 
 #: session_state key of the current :class:`~zsim.app.design.Design`
 DESIGN_KEY = "zsim_design"
@@ -81,8 +81,6 @@ def cached_simulate(scenario_toml: str, engine: str, seed: int = 1) -> Any:
         return model.simulate_auto(sc, seed=seed)
     if engine == "des":
         return model.simulate_des(sc, seed=seed)
-    from zsim.simulate import simulate
-
     return simulate(sc, engine=engine, seed=seed)
 
 
@@ -102,6 +100,7 @@ def cached_capacity(design: model.Design) -> Any:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def cached_resilver(scenario_toml: str, seed: int = 1) -> Any:
+    # imported when used: it loads the discrete-event engine
     from zsim.resilver.run import simulate_resilver
 
     return simulate_resilver(scenario_from_toml(scenario_toml), seed=seed)
@@ -181,7 +180,7 @@ def _init_widgets(d: model.Design) -> None:
     ss["w_price"] = d.price_usd
     ss["w_workloads"] = list(d.workloads)
     ss["w_c_rw"] = d.custom.rw
-    ss["w_c_bs"] = size_text(d.custom.bs)
+    ss["w_c_bs"] = format_binary_multiple(d.custom.bs)
     ss["w_c_jobs"] = d.custom.numjobs
     ss["w_c_qd"] = d.custom.iodepth
     ss["w_c_mix"] = d.custom.rwmixread

@@ -3,42 +3,17 @@ engine: the same clients, devices, bus, CPU, stop rule and result as the ZFS eng
 (:mod:`zsim.des.engine`), with the Linux page cache, writeback, jbd2 and the md/btrfs block
 maps in place of the ARC, txgs and vdevs.
 
-Entry point: :func:`simulate_blockfs`. Units inside are SI (bytes, seconds, bytes/s).
+Entry point: :func:`simulate_blockfs`. Units inside are SI (bytes, seconds, bytes/s). The
+parts: :mod:`zsim.des.linux.filesystems` (ext4, btrfs and raw devices: file placement,
+write-back targets, journal and log commits), :mod:`zsim.des.linux.pagecache` (dirty pages,
+the dirty throttle, the flusher, readahead) and :mod:`zsim.des.linux.mdraid_map` (md and
+btrfs block devices, member queues); this module builds them from a scenario and runs the
+clients' calls through them.
 
-The filesystem (ext4 on md; btrfs on its own devices):
-
-* files: one per job, laid out before the run (fio lays files out; a read job always does)
-  one after the other just below the fill line, each starting on a full stripe (mkfs.ext4
-  sets ``stride``/``stripe_width`` from md and ``mballoc`` aligns large allocations to it);
-  ext4 overwrites in place, btrfs writes copy-on-write: every write-back goes to a new,
-  sequentially allocated logical range (``fs/btrfs/extent-tree.c``, the data cluster).
-* page cache (``mm/filemap.c``): uniform random reads over W bytes with C bytes of cache
-  hit with probability min(1, C/W) (as :class:`zsim.zfs.arc.RecordCache` ``uniform_hit``);
-  a miss reads the block from the device. Sequential reads go through readahead
-  (``mm/readahead.c``): ``read_ahead_kb`` 128 KiB (``VM_READAHEAD_PAGES``), raised by md to
-  two full stripes for RAID0/10/5/6 (``raid0.c``, ``raid10.c``, ``raid5.c`` ``*_run()``),
-  4 MiB on btrfs (``fs/btrfs/disk-io.c``); one window is read ahead of the reader.
-* buffered writes (``mm/page-writeback.c``): the call copies into dirty pages. Dirty limits
-  are shares of dirtyable memory: ``dirty_background_ratio`` 10 % starts the flusher,
-  ``dirty_ratio`` 20 % is the limit and ``balance_dirty_pages()`` holds writers around the
-  set point (limit + (background + limit)/2)/2, i.e. 17.5 %; pages under writeback count
-  as dirty for the throttle. The flusher (``fs/fs-writeback.c``) writes each inode's dirty
-  pages in index order, ``MAX_WRITEBACK_PAGES`` (4 MiB) per inode per turn, under one plug
-  (md gathers a plug's bios into stripes). Random writers' dirty pages are not tracked one
-  by one: at density ρ = dirty/W the flusher's next dirty page is a geometric gap away
-  (mean field), and a write hits an already dirty page with probability ρ.
-  Runs start with dirty memory at the set point (where a fio run is after its first
-  seconds), so the measured rate is the sustained write-back rate, as fio's
-  ``end_fsync=1`` reports it.
 * O_DIRECT: bs-sized I/Os straight to the block device, ``iodepth`` at once per job for
   asynchronous engines; buffered calls are one at a time per job (psync semantics).
-* fsync / O_SYNC: the data is written back, then the journal commits (``fs/jbd2/commit.c``:
-  descriptor + inode block, a cache flush of every member — ``REQ_PREFLUSH`` — then the
-  commit block with FUA); fsyncs that arrive during a commit share the next one (group
-  commit). btrfs: a log-tree leaf, a flush of every device, then the superblock on every
-  device with FUA (``fs/btrfs/tree-log.c`` ``btrfs_sync_log()``, ``write_all_supers()``).
-  The ext4 journal (128 MiB, e2fsprogs 1.44 default for filesystems ≥ 16 GiB) sits in the
-  middle of the filesystem (``get_midpoint_journal_block()`` in ``lib/ext2fs/mkjournal.c``).
+* buffered random reads hit the page cache with probability min(1, C/W) (C bytes of cache,
+  W of files); sequential reads go through :class:`zsim.des.linux.pagecache.Readahead`.
 
 Not modelled: ext4 metadata beyond the journal commit (block allocation of sparse files,
 extent tree updates), the md write-intent bitmap, kupdate-style expiry of old dirty pages,
@@ -49,17 +24,15 @@ therefore optimistic), reads served from the md stripe cache.
 from __future__ import annotations
 
 import math
-from abc import ABC, abstractmethod
-from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import simpy
 
 from zsim.des.clients import Job
-from zsim.des.engine import Engine
+from zsim.des.engine import Engine, spindle_phase
+from zsim.des.linux.filesystems import Btrfs, Ext4, Filesystem, FsParams, RawFs
 from zsim.des.linux.mdraid_map import (
     PAGE,
     BlockDevice,
@@ -70,7 +43,7 @@ from zsim.des.linux.mdraid_map import (
     RawBlock,
     md_stripe_bytes,
 )
-from zsim.des.vdev import Countdown
+from zsim.des.linux.pagecache import Readahead, Writeback
 from zsim.errors import ZsimError
 from zsim.hardware import flash, hdd
 from zsim.layout.mdraid import md_array_bytes, md_data_offset, md_member_data_bytes
@@ -83,441 +56,9 @@ from zsim.machine.run_control import RunControl
 from zsim.machine.stats import CompletionLog
 from zsim.result import SimResult
 from zsim.scenario import Scenario
+from zsim.units import MiB
 
 Callback = Callable[[], None]
-KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
-
-
-@dataclass(frozen=True)
-class FsParams:
-    """Linux memory-management and filesystem constants (defaults of Linux 4.15).
-
-    ``reserved_memory`` bytes of RAM not available to the page cache: kernel, slab and
-    user processes of an idle server (an estimate; ``MemAvailable`` of an idle Ubuntu
-    server is typically RAM − 1 to 3 GiB). ``dirty_background_ratio``/``dirty_ratio``
-    (``vm.dirty_*``, ``Documentation/admin-guide/sysctl/vm.rst``). ``read_ahead`` bytes
-    (``VM_READAHEAD_PAGES`` = 128 KiB); ``btrfs_read_ahead`` 4 MiB (btrfs raises its bdi's
-    ``ra_pages`` to 4 MiB). ``writeback_chunk`` bytes per inode per flusher turn
-    (``MAX_WRITEBACK_PAGES`` 1024 pages). ``journal_bytes`` the ext4 journal (e2fsprogs
-    1.44: 32768 blocks); ``commit_blocks`` 4 KiB blocks of a small jbd2 commit (descriptor,
-    inode-table block, commit block). ``btrfs_log_bytes`` one log-tree leaf (``nodesize``
-    16 KiB). ``crc32c_rate`` bytes/s per core at 3 GHz of the kernel's ``crc32c-intel``
-    (the SSE4.2 ``crc32`` instruction: 8 bytes per ~3-cycle latency on one stream, ≈ 8 GB/s).
-    ``partition_start`` where a Linux partition starts on its disk (1 MiB alignment of
-    parted/fdisk).
-    """
-
-    reserved_memory: int = 2 * GiB
-    dirty_background_ratio: float = 0.10
-    dirty_ratio: float = 0.20
-    read_ahead: int = 128 * KiB
-    btrfs_read_ahead: int = 4 * MiB
-    writeback_chunk: int = 4 * MiB
-    journal_bytes: int = 128 * MiB
-    commit_blocks: int = 3
-    btrfs_log_bytes: int = 16 * KiB
-    crc32c_rate: float = 8e9
-    partition_start: int = MiB
-
-
-# ---------------------------------------------------------------- filesystems
-
-
-class Filesystem(ABC):
-    """Where files live on the block device, and how data is written back."""
-
-    def __init__(self, dev: BlockDevice, size: int, params: FsParams):
-        self.dev, self.size, self.params = dev, size, params
-        self.file_start: list[int] = []
-        self.file_bytes = 0
-        self.waiting: list[Callback] = []  # fsyncs waiting for the next commit
-        self.committing = False
-        self.commits = 0
-
-    def place_files(self, njobs: int, file_bytes: int, fill: float, align: int) -> None:
-        """Files one after the other just below the fill line, each on an ``align`` boundary."""
-        per_file = -(-file_bytes // align) * align
-        total = njobs * per_file
-        start = max(0, int(self.size * min(0.95, max(0.0, fill))) - total)
-        start = self.data_origin() + start // align * align
-        if start + total > self.size:
-            raise ZsimError(
-                f"the jobs' files ({total} B) do not fit the {self.size} B filesystem; "
-                f"lower workload size or numjobs"
-            )
-        self.file_start = [start + j * per_file for j in range(njobs)]
-        self.file_bytes = file_bytes
-
-    def data_origin(self) -> int:
-        return 0
-
-    def logical(self, job: int, offset: int) -> int:
-        return self.file_start[job] + offset
-
-    def read(self, job: int, offset: int, nbytes: int, done: Callback) -> None:
-        self.dev.read(self.logical(job, offset), nbytes, done, reader=job)
-
-    def write(self, ranges: list[tuple[int, int, int]], done: Callback) -> None:
-        """Write (job, file offset, bytes) ranges to the device (write-back or O_DIRECT)."""
-        self.dev.write([(self.logical(j, o), n) for j, o, n in ranges], done)
-
-    def commit(self, done: Callback) -> None:
-        """Make the written data durable: join the next group commit (every fsync that
-        arrives while one commit is being written waits for the next, and shares it)."""
-        self.waiting.append(done)
-        if not self.committing:
-            self._start_commit()
-
-    def _start_commit(self) -> None:
-        self.committing = True
-        batch, self.waiting = self.waiting, []
-        self._write_commit(lambda: self._committed(batch))
-
-    def _committed(self, batch: list[Callback]) -> None:
-        self.commits += 1
-        self.committing = False
-        for cb in batch:
-            cb()
-        if self.waiting and not self.committing:
-            self._start_commit()
-
-    @abstractmethod
-    def _write_commit(self, done: Callback) -> None:
-        """Write one commit to stable media (a jbd2 journal commit, a btrfs log tree)."""
-
-
-class Ext4(Filesystem):
-    """ext4 overwrites in place; fsync commits the jbd2 journal in the middle of the fs."""
-
-    def __init__(self, env: simpy.Environment, dev: BlockDevice, size: int, params: FsParams):
-        super().__init__(dev, size, params)
-        self.env = env
-        self.journal_start = size // 2 // PAGE * PAGE
-        self.journal_cursor = 0
-
-    def _write_commit(self, done: Callback) -> None:
-        """A jbd2 commit: the journal blocks, a flush, then the commit block with FUA."""
-        p = self.params
-        size = p.commit_blocks * PAGE
-        if self.journal_cursor + size > p.journal_bytes:
-            self.journal_cursor = 0
-        at = self.journal_start + self.journal_cursor
-        self.journal_cursor += size
-        body, tail = at, at + size - PAGE
-
-        def flushed() -> None:
-            self.dev.write([(tail, PAGE)], done, fua=True)
-
-        self.dev.write([(body, size - PAGE)], lambda: self.dev.flush(flushed))
-
-
-class Btrfs(Filesystem):
-    """btrfs: copy-on-write data in a sequential allocation stream; fsync writes the log
-    tree and the superblocks. The first data chunk holds the log (metadata) area."""
-
-    def __init__(
-        self, env: simpy.Environment, dev: BtrfsDevice, size: int, params: FsParams, keep: bool
-    ):
-        super().__init__(dev, size, params)
-        self.env = env
-        self.btrfs = dev
-        self.cursor = 0
-        self.location: dict[tuple[int, int], int] = {}
-        self.keep_locations = keep
-        self.log_cursor = 0
-
-    def data_origin(self) -> int:
-        return self.btrfs._chunk(0).logical_bytes  # after the first (metadata/log) chunk
-
-    def place_files(self, njobs: int, file_bytes: int, fill: float, align: int) -> None:
-        super().place_files(njobs, file_bytes, fill, align)
-        self.cursor = self.file_start[-1] + -(-file_bytes // align) * align
-
-    def read(self, job: int, offset: int, nbytes: int, done: Callback) -> None:
-        moved = self.location.get((job, offset)) if self.location else None
-        logical = moved if moved is not None else self.logical(job, offset)
-        self.dev.read(logical, nbytes, done, reader=job)
-
-    def write(self, ranges: list[tuple[int, int, int]], done: Callback) -> None:
-        """Copy-on-write: the ranges go, in order, to fresh space at the allocation cursor."""
-        out = []
-        for job, offset, nbytes in ranges:
-            if self.cursor + nbytes > self.size:
-                self.cursor = self.data_origin()  # wrap like a log once the space is used
-            if self.keep_locations:
-                self.location[(job, offset)] = self.cursor
-            out.append((self.cursor, nbytes))
-            self.cursor += nbytes
-        merged: list[tuple[int, int]] = []
-        for logical, nbytes in out:
-            if merged and merged[-1][0] + merged[-1][1] == logical:
-                merged[-1] = (merged[-1][0], merged[-1][1] + nbytes)
-            else:
-                merged.append((logical, nbytes))
-        self.dev.write(merged, done)
-
-    def _write_commit(self, done: Callback) -> None:
-        """An fsync's log tree, a flush, then the superblock of every device with FUA."""
-        size = self.params.btrfs_log_bytes
-        at = self.log_cursor
-        self.log_cursor = (self.log_cursor + size) % max(size, self.data_origin() // 2)
-        # write_all_supers() skips a missing device (no bdev) of a degraded mount
-        queues = [q for i, q in enumerate(self.dev.queues) if i not in self.dev.failed]
-
-        def flushed() -> None:
-            countdown = Countdown(len(queues), done)
-            for q in queues:  # primary superblock at 64 KiB of every present device, FUA
-                q.submit(64 * KiB, PAGE, True, countdown.tick, flush=True)
-
-        self.dev.write([(at, size)], lambda: self.dev.flush(flushed))
-
-
-# ---------------------------------------------------------------- page cache write-back
-
-
-class RawFs(Filesystem):
-    """No file system: fio on bare block devices (layout ``raw N``), as calibration measures.
-
-    Job ``j`` works on device ``j mod N``, on ``[offset, offset + size)`` (fio's ``offset``
-    and ``size``); every job on one device shares that region, as fio jobs naming the same
-    device do. The block layer, page cache and O_DIRECT rules are the engine's, unchanged:
-    Linux buffers a block device's pages like a file's. O_SYNC or fsync makes the data
-    durable with a cache flush of the job's device (``blkdev_fsync``: no journal).
-    """
-
-    def __init__(self, dev: RawBlock, params: FsParams, offset: int):
-        super().__init__(dev, dev.member_bytes * len(dev.queues), params)
-        self.raw, self.offset = dev, offset
-
-    def place_files(self, njobs: int, file_bytes: int, fill: float, align: int) -> None:
-        end = self.offset + file_bytes
-        if end > self.raw.member_bytes:
-            raise ZsimError(
-                f"workload offset + size ({end} B) runs past the end of the device "
-                f"({self.raw.member_bytes} B); lower workload.offset or workload.size"
-            )
-        members = len(self.raw.queues)
-        self.file_start = [
-            (j % members) * self.raw.member_bytes + self.offset for j in range(njobs)
-        ]
-        self.file_bytes = file_bytes
-
-    def _write_commit(self, done: Callback) -> None:
-        self.dev.flush(done)
-
-
-class Writeback:
-    """Dirty pages, the dirty throttle and the flusher for buffered writers.
-
-    ``unit`` bytes is the dirtying granule (the page, or the block size of random writers);
-    ``random`` selects the mean-field dirty set, else per-job FIFOs of dirty extents.
-    """
-
-    def __init__(
-        self,
-        engine: BlockFsEngine,
-        unit: int,
-        random: bool,
-        njobs: int,
-        file_bytes: int,
-        dirtyable: int,
-        batch: int,
-    ):
-        self.engine, self.unit, self.random = engine, unit, random
-        p = engine.fs_params
-        self.background = p.dirty_background_ratio * dirtyable
-        limit = p.dirty_ratio * dirtyable
-        self.setpoint = (limit + (self.background + limit) / 2) / 2
-        self.njobs, self.file_bytes = njobs, file_bytes
-        self.units_per_file = max(1, file_bytes // unit)
-        self.total_units = self.units_per_file * njobs
-        self.batch = batch
-        self.dirty = 0  # bytes dirty, not yet under write-back
-        self.writeback = 0  # bytes under write-back
-        self.throttled: deque[Callback] = deque()
-        self.throttle_time = 0.0
-        self.cursors = [0] * njobs
-        self.extents: list[deque[list[int]]] = [deque() for _ in range(njobs)]
-        self.turn = 0
-        self.batches = 0
-
-    @property
-    def density(self) -> float:
-        return min(1.0, self.dirty / (self.total_units * self.unit))
-
-    def warm(self, jobs: list[Job]) -> None:
-        """Start at the throttle's set point, as a writer faster than the disks is after
-        its first seconds (random: ρ = set point / W; sequential: each job's last bytes)."""
-        cap = self.total_units * self.unit
-        target = int(min(self.setpoint, cap))
-        if self.random:
-            self.dirty = target // self.unit * self.unit
-            return
-        per_job = min(self.file_bytes, target // self.njobs) // self.unit * self.unit
-        for job in jobs:
-            if per_job > 0:
-                self.extents[job.index].append([0, per_job])
-                job.cursor = per_job % max(1, self.file_bytes - self.engine.bs)
-                self.dirty += per_job
-
-    # ---- writers
-    def admit(self, job: int, offset: int, nbytes: int, done: Callback) -> None:
-        """``balance_dirty_pages()``: wait while dirty + write-back is at the set point."""
-        if self.dirty + self.writeback >= self.setpoint or self.throttled:
-            since = self.engine.env.now
-
-            def resume() -> None:
-                self.throttle_time += self.engine.env.now - since
-                self._dirty(job, offset, nbytes)
-                done()
-
-            self.throttled.append(resume)
-            self.pump()
-            return
-        self._dirty(job, offset, nbytes)
-        done()
-
-    def _dirty(self, job: int, offset: int, nbytes: int) -> None:
-        if self.random:
-            units = max(1, -(-nbytes // self.unit))
-            rng = self.engine.rng
-            fresh = units if self.density <= 0 else int((rng.random(units) >= self.density).sum())
-            self.dirty += fresh * self.unit
-        else:
-            queue = self.extents[job]
-            if queue and queue[-1][1] == offset:
-                queue[-1][1] += nbytes
-            else:
-                queue.append([offset, offset + nbytes])
-            self.dirty += nbytes
-        self.pump()
-
-    # ---- the flusher
-    def pump(self) -> None:
-        dev = self.engine.dev
-        while self.dirty >= self.background and self.dirty > 0:
-            if dev.busy():
-                return
-            ranges = self._take()
-            if not ranges:
-                return
-            nbytes = sum(n for _, _, n in ranges)
-            self.dirty -= nbytes
-            self.writeback += nbytes
-            self.batches += 1
-            self.engine.writeback_out(ranges, lambda n=nbytes: self._written(n))
-
-    def _written(self, nbytes: int) -> None:
-        self.writeback -= nbytes
-        while self.throttled and self.dirty + self.writeback < self.setpoint:
-            self.throttled.popleft()()
-        self.pump()
-
-    def _take(self) -> list[tuple[int, int, int]]:
-        for _ in range(self.njobs):
-            job = self.turn
-            self.turn = (self.turn + 1) % self.njobs
-            ranges = self._take_random(job) if self.random else self._take_extent(job)
-            if ranges:
-                return ranges
-        return []
-
-    def _take_random(self, job: int) -> list[tuple[int, int, int]]:
-        rho = self.density
-        if rho <= 0:
-            return []
-        want = min(max(1, self.batch // self.unit), max(1, self.dirty // self.unit))
-        gaps = self.engine.rng.geometric(rho, size=want)
-        positions = self.cursors[job] + np.cumsum(gaps) - 1
-        positions = positions[positions < self.units_per_file]
-        if len(positions) == 0:
-            self.cursors[job] = 0  # end of this inode's pass: start over next turn
-            return []
-        self.cursors[job] = int(positions[-1]) + 1
-        if self.cursors[job] >= self.units_per_file:
-            self.cursors[job] = 0
-        ranges: list[tuple[int, int, int]] = []
-        for u in positions.tolist():
-            off = u * self.unit
-            if ranges and ranges[-1][1] + ranges[-1][2] == off:
-                ranges[-1] = (job, ranges[-1][1], ranges[-1][2] + self.unit)
-            else:
-                ranges.append((job, off, self.unit))
-        return ranges
-
-    def _take_extent(self, job: int) -> list[tuple[int, int, int]]:
-        queue = self.extents[job]
-        if not queue:
-            return []
-        start, end = queue[0]
-        n = min(end - start, self.batch)
-        if n < end - start:
-            queue[0][0] = start + n
-        else:
-            queue.popleft()
-        return [(job, start, n)]
-
-
-# ---------------------------------------------------------------- readahead
-
-
-class _Window:
-    __slots__ = ("end", "ready", "start", "waiters")
-
-    def __init__(self, start: int, end: int):
-        self.start, self.end, self.ready = start, end, False
-        self.waiters: list[Callback] = []
-
-
-class Readahead:
-    """One sequential reader's readahead: windows of ``size`` bytes, one kept ahead."""
-
-    def __init__(self, engine: BlockFsEngine, job: int, size: int):
-        self.engine, self.job, self.size = engine, job, size
-        self.windows: deque[_Window] = deque()
-        self.issued_to = 0
-
-    def read(self, offset: int, nbytes: int, done: Callback) -> None:
-        end = offset + nbytes
-        if not self.windows or offset < self.windows[0].start or offset > self.issued_to:
-            self.windows.clear()  # a jump (or the file wrapped): start a new stream
-            self.issued_to = offset
-        limit = self.engine.file_bytes
-        while self.issued_to < min(limit, end + self.size):
-            self._issue(self.issued_to, min(limit, self.issued_to + self.size))
-        while self.windows and self.windows[0].end <= offset:
-            self.windows.popleft()
-        waiting = [w for w in self.windows if not w.ready and w.start < end]
-        left = [len(waiting)]
-        if not waiting:
-            self.engine.page_hits += 1
-            done()
-            return
-        self.engine.page_misses += 1
-
-        def one() -> None:
-            left[0] -= 1
-            if left[0] == 0:
-                done()
-
-        for w in waiting:
-            w.waiters.append(one)
-
-    def _issue(self, start: int, end: int) -> None:
-        window = _Window(start, end)
-        self.windows.append(window)
-        self.issued_to = end
-
-        def ready() -> None:
-            window.ready = True
-            for cb in window.waiters:
-                cb()
-            window.waiters.clear()
-
-        self.engine.device_read(self.job, start, end - start, ready)
-
-
-# ---------------------------------------------------------------- the engine
 
 
 class BlockFsEngine(Engine):
@@ -560,16 +101,14 @@ class BlockFsEngine(Engine):
         disk = hw.disk
         self.rotating = disk.kind == "hdd"
         names = list(layout.devices)
-        paths = bus_stages(self.env, sc.hardware, names, disk)
+        self.memory = MemoryBus(self.env, hw.memory_bandwidth or memory.DEFAULT_MEMORY_BANDWIDTH)
+        paths = bus_stages(self.env, sc.hardware, names, disk, memory=self.memory)
         self.stages = {s.name: s for p in paths.values() for s in p.stages}
         model = hdd.hdd_params(disk) if self.rotating else flash.flash_params(disk)
         self.devices: dict[str, Device] = {}
         for name in names:
-            phase = float(self.rng.uniform(0.0, model.period)) if self.rotating else 0.0
+            phase = spindle_phase(self.rng, model)
             self.devices[name] = Device(self.env, name, model, self.rotating, paths[name], phase)
-        self.memory = MemoryBus(self.env, hw.memory_bandwidth or memory.DEFAULT_MEMORY_BANDWIDTH)
-        for dev in self.devices.values():
-            dev.path.memory = self.memory
         self.cpu = CpuPool(self.env, hw.cpu_cores, self.memory)
         self.raid5d = CpuPool(self.env, 1)
         parity = {5: 1, 6: 2}.get(getattr(layout, "level", 0), 0)
@@ -619,9 +158,7 @@ class BlockFsEngine(Engine):
             c.copy_per_byte,
             self.cost_scale,
             self.rotating,
-        )
-        self.dev.failed = frozenset(
-            i for i, name in enumerate(md.devices) if name in self.sc.pool.failed
+            failed={i for i, name in enumerate(md.devices) if name in self.sc.pool.failed},
         )
         self.fs: Filesystem = Ext4(self.env, self.dev, size, self.fs_params)
         if md.level == 1:
@@ -655,14 +192,17 @@ class BlockFsEngine(Engine):
     def _setup_workload(self) -> None:
         w, hw = self.sc.workload, self.sc.hardware
         if w.tool == "dd":
-            self.rw = "write" if w.direction == "write" else "read"
-            self.bs, njobs, slots, self.file_bytes = w.bs, w.streams, 1, w.bytes
+            rw: str | None = "write" if w.direction == "write" else "read"
+            bs, njobs, slots, self.file_bytes = w.bs, w.streams, 1, w.bytes
             direct, self.o_sync, self.fsync_every = False, False, 0
         else:
-            self.rw, self.bs, njobs = w.rw, w.bs, w.numjobs
+            rw, bs, njobs = w.rw, w.bs, w.numjobs
             slots = 1 if w.ioengine in ("psync", "sync") else w.iodepth
             self.file_bytes = w.size
             direct, self.o_sync, self.fsync_every = w.direct, w.sync, w.fsync
+        assert rw is not None and bs is not None, "the scenario's checks require fio/dd rw and bs"
+        self.rw: str = rw
+        self.bs: int = bs
         if self.bs <= 0:
             raise ZsimError("workload bs must be more than 0")
         self.direct = direct
@@ -704,11 +244,20 @@ class BlockFsEngine(Engine):
             job.finished(issued, is_read, self.bs)
 
         if is_read:
-            self.cpu.run(work, lambda: self._read(job.index, offset, finish), traffic)
+            self.cpu.run(work, lambda: self._read_call(job.index, offset, finish), traffic)
         else:
-            self.cpu.run(work, lambda: self._write(job.index, offset, finish), traffic)
+            self.cpu.run(work, lambda: self._write_call(job.index, offset, finish), traffic)
 
-    def _read(self, job: int, offset: int, done: Callback) -> None:
+    def count_page_lookup(self, hit: bool) -> None:
+        """One page-cache lookup of a buffered read: a hit or a miss."""
+        if hit:
+            self.page_hits += 1
+        else:
+            self.page_misses += 1
+
+    def _read_call(self, job: int, offset: int, done: Callback) -> None:
+        """A read call of job ``job`` (by index) once its CPU work is done (not
+        :meth:`Engine._read`, which reads ZFS records)."""
         if self.direct:
             self.device_read(job, offset, self.bs, done)
         elif self.random:
@@ -732,7 +281,9 @@ class BlockFsEngine(Engine):
         traffic = nbytes * memory.CHECKSUM_PASSES if self.crc_per_byte else 0.0
         self.fs.read(job, offset, nbytes, lambda: self.cpu.run(work, done, traffic))
 
-    def _write(self, job: int, offset: int, done: Callback) -> None:
+    def _write_call(self, job: int, offset: int, done: Callback) -> None:
+        """A write call of job ``job`` (by index) once its CPU work is done (not
+        :meth:`Engine._write`, which dirties ZFS records)."""
         if self.direct:
             self._out([(job, offset, self.bs)], lambda: self._after_write(job, done))
         elif self.synced:

@@ -35,9 +35,10 @@ Sources (Linux 4.15, the Ubuntu 18.04 kernel of the Ars Technica test, unless st
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from zsim.des.vdev import Countdown
@@ -55,9 +56,9 @@ from zsim.layout.md_map import (
     plan_stripe_write,
 )
 from zsim.machine.resources import CpuPool, Device, DevIO
+from zsim.units import KiB
 
 Callback = Callable[[], None]
-KiB, MiB = 1 << 10, 1 << 20
 PAGE = 4096  # PAGE_SIZE on x86-64, md's STRIPE_SIZE
 
 
@@ -160,7 +161,7 @@ class MemberQueue:
                     nbytes=req.nbytes,
                     is_write=req.is_write,
                     needs_flush=req.flush,
-                    done=lambda r=req: self._complete(r),
+                    done=functools.partial(self._complete, req),
                 )
             )
 
@@ -234,6 +235,7 @@ class MdDevice(BlockDevice):
         copy_per_byte: float,
         cost_scale: float,
         rotating: bool,
+        failed: Collection[int] = (),
     ):
         self.level, self.chunk, self.queues, self.params = level, chunk, queues, params
         self.width = len(queues)
@@ -246,8 +248,8 @@ class MdDevice(BlockDevice):
         self.stripe_wait_time = 0.0
         self.rmw_heads = self.rcw_heads = self.full_heads = 0
         self.read_ios = self.write_ios = 0
-        #: missing members (a degraded array), by index; set by the engine
-        self.failed: frozenset[int] = frozenset()
+        #: missing members (a degraded array), by index
+        self.failed: frozenset[int] = frozenset(failed)
         self.reconstruct_reads = 0
         self.env = queues[0].device.env
 

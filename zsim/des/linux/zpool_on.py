@@ -9,6 +9,8 @@ the ZFS engine's leaf queue where a :class:`zsim.machine.resources.Device` would
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import simpy
 
 from zsim.des.linux.mdraid_map import BlockParams, MdDevice, MemberQueue
@@ -50,8 +52,10 @@ def build_md_leaf(
     copy_per_byte: float,
     cost_scale: float,
     rotating: bool,
+    failed: Collection[int] = (),
 ) -> BlockLeaf:
-    """The md array over ``devices`` (its members, already on their bus paths) as one leaf."""
+    """The md array over ``devices`` (its members, already on their bus paths) as one leaf;
+    ``failed``: indices into ``md.devices`` of missing members (a degraded array)."""
     params = BlockParams()
     base = md_data_offset(member_bytes)
     queues = [MemberQueue(devices[n], params, base) for n in md.devices]
@@ -68,5 +72,6 @@ def build_md_leaf(
         copy_per_byte,
         cost_scale,
         rotating,
+        failed=failed,
     )
     return BlockLeaf("md0", dev, size)

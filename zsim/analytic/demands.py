@@ -1,0 +1,138 @@
+"""What the analytic engine knows of a scenario's pool before it solves anything: the data
+vdevs (the DES's own :class:`~zsim.des.vdev.TopVdev` maps), record sizes, the clients, CPU
+costs, the ARC's hit probability, where the files sit, and the bus stages' rates. The reads
+(:mod:`zsim.analytic.reads`) and writes (:mod:`zsim.analytic.writes`) models build on it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, cast
+
+import numpy as np
+import simpy
+
+from zsim.analytic.validity import direct_io
+from zsim.des.vdev import ASYNC_WRITE, CLASS_LIMITS, SYNC_READ, LeafQueue, TopVdev
+from zsim.hardware.catalog import Profile
+from zsim.layout.alloc import psize_to_asize
+from zsim.layout.tree import ZfsLayout
+from zsim.machine import memory
+from zsim.machine.costs import cpu_costs, zio_taskq_threads
+from zsim.machine.links import bus_stages
+from zsim.scenario import Pool, Scenario
+from zsim.zfs.arc import arc_data_bytes
+from zsim.zfs.compression import compressed_psize
+from zsim.zfs.version import parse_zfs_version
+
+#: vdev_queue's sync-read ceiling per leaf (zfs_vdev_sync_read_max_active)
+SYNC_READ_MAX = CLASS_LIMITS[SYNC_READ][1]
+#: zfs_vdev_async_write_max_active: leaves run at it once the write path is the bottleneck
+ASYNC_WRITE_MAX = CLASS_LIMITS[ASYNC_WRITE][1]
+
+
+@dataclass
+class AnalyticVdev:
+    """One data vdev as the analytic engine sees it."""
+
+    top: TopVdev
+    space: int
+    asize: int
+    weight: float
+    lo: float = 0.0  # region of its leaves the working files occupy (fractions)
+    hi: float = 1.0
+
+
+class PoolModel:
+    """The scenario's pool, clients and machine as the read and write models use them."""
+
+    def __init__(self, sc: Scenario, seed: int = 1):
+        self.sc, self.seed = sc, seed
+        hw, pool, w = sc.hardware, sc.pool, sc.workload
+        self.version = parse_zfs_version(hw.zfs_version)
+        self.disk: Profile = hw.disk
+        self.rotating = self.disk.kind == "hdd"
+        layout = sc.layout_tree()
+        assert isinstance(layout, ZfsLayout), "validity() admits ZFS pools only"
+        assert w.rw is not None and w.bs is not None, "validity() admits fio jobs, which have them"
+        self.rs, self.bs = pool.recordsize, w.bs
+        ratio = pool.compress_ratio if pool.compression != "off" else 1.0
+        self.psize = compressed_psize(self.rs, ratio, pool.ashift)
+        cap = sc.pool_capacity()
+        data_caps = [v for v in cap.vdevs if v.vclass == "normal"]
+        vdevs = []
+        for vdev, vcap in zip(layout.data_vdevs, data_caps, strict=True):
+            # the analytic engine never queues I/O: the vdev's map needs no leaf queues
+            no_leaves = cast(list[LeafQueue], [None] * len(vdev.devices))
+            top = TopVdev(vdev, no_leaves, pool.ashift, vcap.metaslab_bytes, self.rotating)
+            asize = psize_to_asize(vdev, self.psize, pool.ashift)
+            vdevs.append(AnalyticVdev(top, vcap.metaslab_bytes, asize, 0.0))
+        total_space = sum(v.space for v in vdevs)
+        for v in vdevs:
+            v.weight = v.space / total_space
+        self.vdevs = vdevs
+        self.direct = direct_io(sc)
+        slots = 1 if w.ioengine in ("psync", "sync") else w.iodepth
+        self.slots = slots
+        self.njobs = w.numjobs
+        self.clients = self.njobs * (slots if self.direct else 1)
+        self.file_records = max(1, -(-w.size // self.rs))
+        self.total_records = self.njobs * self.file_records
+        self.costs = cpu_costs(
+            hw.cpu_ghz,
+            pool.checksum,
+            max(v.parity for v in layout.data_vdevs),
+            pool.compression,
+            "zero",
+            compress_ratio=pool.compress_ratio,
+            dedup=False,
+            atime=pool.atime == "on",
+            io_scale=hw.cpu_io_cost_scale,
+            byte_scale=hw.cpu_byte_cost_scale,
+        )
+        self.cores = hw.cpu_cores
+        self._shares: dict[int, np.ndarray] = {}
+        self.taskq = zio_taskq_threads(hw.cpu_cores)
+        self.mem_bw = hw.memory_bandwidth or memory.DEFAULT_MEMORY_BANDWIDTH
+        arc_records = arc_data_bytes(hw.ram, self.version, ratio) // self.rs
+        cached = pool.primarycache == "all" and not self.direct
+        self.hit = min(1.0, arc_records / self.total_records) if cached else 0.0
+        self.reads = w.rw == "randread"
+        self.random = w.rw.startswith("rand")
+        self._place_files(pool)
+        names = [d for v in layout.data_vdevs for d in v.devices]
+        self.paths = bus_stages(simpy.Environment(), sc.hardware, names, self.disk)
+
+    # ---- where the files sit (as ZfsModel.place_files: just below the fill line)
+    def _place_files(self, pool: Pool) -> None:
+        fill = pool.fill
+        if pool.allocated is not None:
+            fill = pool.allocated / sum(v.space for v in self.vdevs)
+        fill = min(0.95, max(0.0, fill))
+        for v in self.vdevs:
+            share = self.total_records * v.weight * v.asize
+            start = max(0.0, v.space * fill - share)
+            v.lo = start / v.space
+            v.hi = min(1.0, (start + max(share, 1)) / v.space)
+
+    # ---- the bus: links, expander, HBA (the DES's own stages, rates only)
+    def _bus_bound(self, leaf_load: dict[str, tuple[float, float]]) -> tuple[float, str]:
+        """Calls/s the bus stages allow, and the busiest stage's name. ``leaf_load``: per
+        device, (bytes, I/Os) per call."""
+        stages: dict[int, Any] = {}
+        load: dict[int, list[float]] = {}
+        for name, path in self.paths.items():
+            nbytes, ios = leaf_load.get(name, (0.0, 0.0))
+            for stage in path.stages:
+                stages[id(stage)] = stage
+                acc = load.setdefault(id(stage), [0.0, 0.0])
+                acc[0] += nbytes
+                acc[1] += ios
+        best, name = math.inf, ""
+        for key, (nbytes, ios) in load.items():
+            st = stages[key]
+            seconds = nbytes / st.rate + ios * st.per_io
+            if seconds > 0 and 1.0 / seconds < best:
+                best, name = 1.0 / seconds, st.name
+        return best, name

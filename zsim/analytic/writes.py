@@ -1,0 +1,223 @@
+"""Buffered writes in the analytic engine: the txg pipeline's bottleneck bound — what the
+clients can dirty (their calls' CPU, read-modify-write reads), what the vdevs can write per
+second (sequential aggregated leaf writes at ``zfs_vdev_async_write_max_active``, plus the
+indirect blocks each txg rewrites), what the cores can checksum, compress and parity per
+second, and what the memory bus, the HBA and the links can carry; each less the txg's own
+tail (the uberblock, and every leaf's positioning back to the data, the slowest of which the
+pool waits for).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from zsim.analytic import devices
+from zsim.analytic.demands import ASYNC_WRITE_MAX, PoolModel
+from zsim.des.vdev import aggregation_limit
+from zsim.layout.alloc import psize_to_asize
+from zsim.machine import memory
+from zsim.machine.costs import cpu_costs
+from zsim.zfs.indirect import BPS_PER_INDIRECT, INDIRECT_BYTES, indirect_block, indirect_levels
+from zsim.zfs.txg import txg_tunables
+
+
+class WriteModel(PoolModel):
+    """Calls/s of a buffered write job and each bound's calls/s."""
+
+    # ---- writes
+    def _write(self) -> tuple[float, dict[str, float]]:
+        """Calls/s of a buffered write job and each bound's calls/s."""
+        c = self.costs
+        rs, bs = self.rs, self.bs
+        records_per_call = bs / rs if not self.random or bs >= rs else 1.0
+        if bs >= rs:
+            records_per_call = bs / rs
+        call_cpu = c.syscall + (
+            bs * c.direct_verify_per_byte if self.direct else bs * (c.copy_per_byte
+                                                                     + c.cache_pages_per_byte)
+        )  # fmt: skip
+        parity = any(v.top.vdev.kind in ("raidz", "draid") for v in self.vdevs)
+        children = max(len(v.top.leaf_ios(0, self.psize, True)) for v in self.vdevs)
+        record_cpu = c.write_record(rs, self.psize, parity) + children * c.leaf_io
+        meta = self._metadata_per_record()
+        record_cpu += meta["cpu"]
+        bounds: dict[str, float] = {}
+        # the cores: client calls plus the txg sync's per-record work, which runs in the
+        # zio taskqs (80 % of the cores as threads)
+        sync_cpu = records_per_call * record_cpu
+        bounds["cpu"] = min(self.cores / (call_cpu + sync_cpu), self.taskq / sync_cpu)
+        # the clients: each job makes one call at a time (buffered), on a core the taskq
+        # threads leave free: X = min(jobs, cores − min(taskq, X · sync)) / call (fixed point)
+        bounds["client"] = client_bound(self.clients, self.cores, self.taskq, call_cpu, sync_cpu)
+        # the vdevs: sequential aggregated leaf writes at the async-write ceiling
+        leaf_io_bytes = []
+        for i, v in enumerate(self.vdevs):
+            ios = v.top.leaf_ios(0, self.psize, True)
+            per_leaf = max(io[2] for io in ios)
+            width = len(v.top.vdev.devices)
+            leaves = width - v.top.vdev.nspares if v.top.vdev.kind == "draid" else width
+            # vdev_queue's aggregation limit, as the DES's (1 MiB on HDDs from 0.8, else 128K)
+            agg = aggregation_limit(self.rotating, self.version)
+            nbytes = max(per_leaf, (agg // per_leaf) * per_leaf) if per_leaf <= agg else per_leaf
+            table = devices.device_table(self.disk, nbytes, True, True, v.lo, v.hi, ASYNC_WRITE_MAX)
+            seconds = 1.0 / table.at(ASYNC_WRITE_MAX)
+            leaf_bytes_per_s = nbytes / seconds
+            leaf_io_bytes.append(nbytes)
+            # bytes per record on each leaf: the column map's share, plus the record's share
+            # of the txg's indirect blocks (spread over the vdevs like the data)
+            per_record_leaf = (sum(io[2] for io in ios) + meta["asize"][i]) / leaves
+            vdev_records = leaf_bytes_per_s / per_record_leaf
+            bounds[f"vdev{i}"] = vdev_records / v.weight / records_per_call
+        # memory bus
+        write_traffic = memory.write_record_bytes(
+            rs,
+            self.psize,
+            compressing=self.sc.pool.compression != "off",
+            checksumming=self.sc.pool.checksum != "off",
+            parity_ratio=max(
+                ((sum(io[2] for io in v.top.leaf_ios(0, self.psize, True)) - self.psize)
+                 / self.psize) for v in self.vdevs if v.top.vdev.kind in ("raidz", "draid")
+            ) if parity else 0.0,
+        )  # fmt: skip
+        call_traffic = bs * memory.CHECKSUM_PASSES if self.direct else memory.copy_bytes(bs)
+        device_bytes = sum(
+            v.weight * sum(io[2] for io in v.top.leaf_ios(0, self.psize, True)) for v in self.vdevs
+        )
+        per_call = call_traffic + records_per_call * (write_traffic + device_bytes)
+        bounds["memory"] = self.mem_bw / per_call
+        leaf_load: dict[str, tuple[float, float]] = {}
+        for v, nbytes in zip(self.vdevs, leaf_io_bytes, strict=True):
+            ios = v.top.leaf_ios(0, self.psize, True)
+            width = len(v.top.vdev.devices)
+            leaf_bytes = records_per_call * v.weight * sum(io[2] for io in ios) / width
+            for name in v.top.vdev.devices:
+                leaf_load[name] = (leaf_bytes, leaf_bytes / nbytes)
+        bus, bus_name = self._bus_bound(leaf_load)
+        if bus_name:
+            bounds[bus_name] = bus
+        self._txg_cycle(bounds, leaf_io_bytes, records_per_call)
+        return min(bounds.values()), bounds
+
+    def _metadata_per_record(self) -> dict[str, Any]:
+        """A record's share of the indirect blocks its txg rewrites (as the DES writes them:
+        every dirty record's parent at every level, ditto copies by ``redundant_metadata``):
+        allocated bytes per vdev and CPU seconds. A txg holds B = 0.6 × dirty_max of records
+        (see :meth:`_txg_cycle`); of the P parents at a level, random calls of R records each
+        dirty P · (1 − (1 − q/P)^(D/R)) distinct ones (D records per txg, q = 1 + (R − 1)/span
+        parents per call), sequential ones D / span + one per job."""
+        pool, c = self.sc.pool, self.costs
+        txg = txg_tunables(self.sc.hardware.ram, self.version)
+        per_txg = max(1.0, 0.6 * txg.dirty_max / self.rs)
+        call_records = max(1.0, self.bs / self.rs)
+        asize = [0.0] * len(self.vdevs)
+        cpu = 0.0
+        meta_compress = cpu_costs(
+            self.sc.hardware.cpu_ghz,
+            pool.checksum,
+            0,
+            "lz4",
+            io_scale=self.sc.hardware.cpu_io_cost_scale,
+            byte_scale=self.sc.hardware.cpu_byte_cost_scale,
+        ).compress_per_byte
+        for level in range(1, indirect_levels(self.file_records) + 1):
+            span = BPS_PER_INDIRECT**level
+            parents = self.njobs * -(-self.file_records // span)
+            if self.random:
+                # the calls land at random, their records in a row: a call of R records
+                # dirties 1 + (R − 1)/span parents at this level (it crosses a boundary
+                # that often), and the txg holds D/R such calls
+                per_call = min(float(parents), 1.0 + (call_records - 1.0) / span)
+                calls = per_txg / call_records
+                dirty = (
+                    parents * -math.expm1(calls * math.log1p(-per_call / parents))
+                    if per_call < parents
+                    else float(parents)
+                )
+            else:
+                dirty = min(parents, per_txg / span + self.njobs)
+            psize, copies = indirect_block(level, self.file_records, pool.ashift,
+                                           pool.redundant_metadata)  # fmt: skip
+            blocks = dirty * copies / per_txg  # indirect block copies per record
+            for i, v in enumerate(self.vdevs):
+                asize[i] += blocks * psize_to_asize(v.top.vdev, psize, pool.ashift)
+            cpu += blocks * (c.zio + INDIRECT_BYTES * meta_compress + psize * c.checksum_per_byte)
+        return {"asize": asize, "cpu": cpu}
+
+    def _txg_cycle(
+        self, bounds: dict[str, float], leaf_io_bytes: list[int], records_per_call: float
+    ) -> None:
+        """The txg pipeline's own loss: a txg's sync must finish before the next starts
+        (``spa_sync``), so every sync ends with a tail no other work overlaps — its last
+        aggregated leaf writes and the uberblock write and flush to the labels. With B bytes
+        per txg and a resource that moves R bytes/s, the rate is B / (B/R + tail). In steady
+        state the write throttle holds dirty data near its delay threshold
+        (``zfs_delay_min_dirty_percent`` = 60 % of ``zfs_dirty_data_max``), which the
+        syncing txg takes: B = 0.6 × dirty_max. Disks already busy through the tail lose
+        the uberblock's positioning, and the positioning back to the data, of which the
+        txg waits for the slowest leaf's."""
+        txg = txg_tunables(self.sc.hardware.ram, self.version)
+        calls_per_txg = 0.6 * txg.dirty_max / (records_per_call * self.rs)
+        v = self.vdevs[0]
+        last_write = devices.device_table(
+            self.disk, leaf_io_bytes[0], True, True, v.lo, v.hi, 1
+        ).mean_service
+        positioning = devices.device_table(
+            self.disk, 1 << v.top.ashift, False, False, v.lo, v.hi, 1
+        )
+        uberblock = positioning.mean_service
+        # every leaf starts the next txg's writes with a positioning back from the labels,
+        # and the sync ends when the last leaf is done: the pool waits for the slowest of
+        # its leaves' positionings (negligible on flash)
+        leaves = sum(len(x.top.vdev.devices) for x in self.vdevs)
+        restart = positioning.expected_max(leaves)
+        for key, bound in bounds.items():
+            if key == "client" or not math.isfinite(bound):
+                continue
+            tail = uberblock + restart if key.startswith("vdev") else last_write + uberblock
+            bounds[key] = calls_per_txg / (calls_per_txg / bound + tail)
+
+    # ---- the answer
+    def _bound_util(self, x: float, bounds: dict[str, float]) -> dict[str, float]:
+        util: dict[str, float] = {}
+        for key, bound in bounds.items():
+            if key == "client":
+                continue
+            if key.startswith("vdev"):
+                for disk in self.vdevs[int(key[4:])].top.vdev.devices:
+                    util[f"disk:{disk}"] = min(1.0, x / bound)
+            else:
+                util[key] = min(1.0, x / bound)
+        return util
+
+    def _bound_limit(self, bounds: dict[str, float]) -> str:
+        """The binding bound, named as the DES names resources (the clients' own CPU is
+        ``cpu``, as the DES says when its client threads are ≥ 85 % busy)."""
+        name = min(bounds, key=bounds.__getitem__)
+        if name.startswith("vdev"):
+            return f"disk:{self.vdevs[int(name[4:])].top.vdev.devices[0]}"
+        if name == "client":
+            return "cpu"
+        return name
+
+
+def client_bound(clients: int, cores: int, taskq: int, call: float, sync: float) -> float:
+    """Calls/s ``clients`` single-threaded callers reach when each call costs ``call`` s of
+    CPU and leaves ``sync`` s of taskq work: the largest X with
+    X · call ≤ min(clients, cores − min(taskq, X · sync)), by bisection."""
+    if call <= 0:
+        return math.inf
+
+    def room(x: float) -> float:
+        return min(clients, cores - min(taskq, x * sync)) / call - x
+
+    lo, hi = 0.0, min(clients, cores) / call
+    if room(hi) >= 0:
+        return hi
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if room(mid) >= 0:
+            lo = mid
+        else:
+            hi = mid
+    return lo
