@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from zsim.errors import ZsimError
+from zsim.errors import ZsimError, check_arg
 from zsim.layout.alloc import psize_to_asize
 from zsim.layout.draid import draid_metaslab_size, draid_vdev_asize
 from zsim.layout.grammar import parse_layout, to_compact, to_zpool
@@ -363,6 +363,27 @@ def _support_device(index: int, vdev: Vdev, sizes: tuple[int, ...]) -> VdevCapac
 # ---------------------------------------------------------------- public API
 
 
+_LAYOUT_TYPES = (ZfsLayout, MdArray, BtrfsArray, ZpoolOnBlock, RawDevices)
+
+#: The largest device zsim takes (bytes): 2**53, about 9 PB — far above any disk made, and
+#: still exact in a float. A larger size is a typo (1 EB, 1e308), refused with a message.
+MAX_DEVICE_BYTES = 2**53
+#: The largest compression ratio zsim takes (ZFS records compress at most about this much).
+MAX_COMPRESS_RATIO = 1e4
+
+
+def _device_size(value: int | str, what: str) -> int:
+    size = parse_size(value)
+    if size <= 0:
+        raise ZsimError(f"{what} must be more than 0 bytes; give one like '12TB'")
+    if size > MAX_DEVICE_BYTES:
+        raise ZsimError(
+            f"{what} {str(value)[:30]} is more than zsim models (9 PB per device); give the size "
+            "of one disk, e.g. '12TB'"
+        )
+    return size
+
+
 def capacity(
     layout: str | Layout,
     disk_size: int | str,
@@ -394,25 +415,31 @@ def capacity(
     class_disk_size : per-class device size, e.g. ``{"log": "400GB", "special": "960GB"}``.
     disk_sizes : per-device size by name (``zpool create`` spelling), e.g. ``{"sdc": "10TB"}``.
     """
+    check_arg("capacity", "layout", layout, (str, *_LAYOUT_TYPES), "layout text such as 'raidz2 8'")
+    check_arg("capacity", "disk_size", disk_size, (int, str), "bytes (int) or text such as '12TB'")
     tree = parse_layout(layout) if isinstance(layout, str) else layout
-    disk = parse_size(disk_size)
-    if disk <= 0:
-        raise ZsimError("disk size must be more than 0 bytes; give one like '12TB'")
+    disk = _device_size(disk_size, "disk size")
     shift = parse_ashift(ashift)
     record = parse_size(recordsize)
     if record < 512 or record > 16 * MiB or record & (record - 1):
         raise ZsimError(
             f"recordsize {record} B must be a power of two from 512 B to 16 MiB, e.g. '128K'"
         )
-    if not isinstance(compress_ratio, int | float) or not compress_ratio >= 1:
+    if (
+        not isinstance(compress_ratio, int | float)
+        or isinstance(compress_ratio, bool)
+        or not 1 <= compress_ratio <= MAX_COMPRESS_RATIO
+    ):
+        shown = repr(compress_ratio)[:40]
         raise ZsimError(
-            f"compress_ratio {compress_ratio!r} must be a number ≥ 1 (1.0 = incompressible)"
+            f"compress_ratio {shown} must be a number ≥ 1 and ≤ {MAX_COMPRESS_RATIO:g} "
+            "(1.0 = incompressible)"
         )
     if partitioning not in PARTITIONINGS:
         raise ZsimError(f"partitioning {partitioning!r} is not one of {', '.join(PARTITIONINGS)}")
     version = parse_zfs_version(zfs_version)
-    per_class = {k: parse_size(v) for k, v in (class_disk_size or {}).items()}
-    per_device = {k: parse_size(v) for k, v in (disk_sizes or {}).items()}
+    per_class = {k: _device_size(v, f"{k} size") for k, v in (class_disk_size or {}).items()}
+    per_device = {k: _device_size(v, f"size of {k}") for k, v in (disk_sizes or {}).items()}
     if isinstance(tree, ZfsLayout):
         unknown = set(per_device) - set(tree.devices)
         if unknown:
@@ -563,6 +590,8 @@ def md_capacity(
     ``usable_bytes`` is the array size; a filesystem on top takes its own share (ext4's
     inode tables and journal are about 1.6 % with mkfs defaults) and is not subtracted.
     """
+    check_arg("md_capacity", "layout", layout, (str, MdArray), "layout text such as 'md-raid6 8'")
+    check_arg("md_capacity", "disk_size", disk_size, (int, str), "bytes or text such as '12TB'")
     tree = parse_layout(layout) if isinstance(layout, str) else layout
     if not isinstance(tree, MdArray):
         raise ZsimError(f"{to_compact(tree)!r} is not an md array; write e.g. 'md-raid6 8'")

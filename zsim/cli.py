@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -20,7 +21,7 @@ from zsim.capacity import PARTITIONINGS
 from zsim.commands import calibrate, capacity, catalog, simulate, sweep
 from zsim.errors import ZsimError
 from zsim.sweep.layouts import RAIDZ_MAX_WIDTH
-from zsim.validation.registry import DEFAULT_SETS, SET_NAMES, sets_help
+from zsim.validation.registry import DEFAULT_SETS, QUICK_SETS, SET_NAMES, sets_help
 from zsim.version import __version__
 from zsim.zfs.version import CURRENT
 
@@ -34,6 +35,33 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise _UsageError(f"{message} (see '{self.prog} --help')")
+
+
+def _seed(text: str) -> int:
+    """argparse type of ``--seed``: a whole number 0 ≤ seed < 2**63 in ASCII digits."""
+    if not (text.isascii() and text.isdigit() and len(text) <= 19):
+        raise argparse.ArgumentTypeError(
+            f"{text[:30]!r} is not a seed; give a whole number from 0 to 2**63 - 1, e.g. 1"
+        )
+    return int(text)
+
+
+def _whole(text: str) -> int:
+    """argparse type of a whole-number option: ASCII digits, at most 9 of them."""
+    if not (text.isascii() and text.isdigit() and len(text) <= 9):
+        raise argparse.ArgumentTypeError(f"{text[:30]!r} is not a whole number; give e.g. 4")
+    return int(text)
+
+
+def _finite(text: str) -> float:
+    """argparse type of a number option: a finite number (no nan, no inf)."""
+    try:
+        value = float(text) if text.isascii() else math.nan
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text[:30]!r} is not a finite number; give e.g. 60")
+    return value
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -77,18 +105,18 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     sim.add_argument("scenario", help="scenario TOML file")
     sim.add_argument("--engine", choices=("des", "analytic", "baseline"), default="des")
-    sim.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    sim.add_argument("--seed", type=_seed, default=1, help="random seed (default 1)")
     _set_option(sim, "override one scenario key, e.g. --set pool.recordsize=1M (repeatable)")
-    sim.add_argument("--target-ci", type=float, default=0.02, help="stop at this 95%% CI")
+    sim.add_argument("--target-ci", type=_finite, default=0.02, help="stop at this 95%% CI")
     sim.add_argument(
         "--max-sim",
-        type=float,
+        type=_finite,
         default=600.0,
         help="cap in simulated seconds (default 600); a run it stops is the same on every machine",
     )
     sim.add_argument(
         "--max-wall",
-        type=float,
+        type=_finite,
         default=60.0,
         help="wall-time cap, seconds (default 60); a run it stops depends on the machine's speed",
     )
@@ -102,7 +130,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "[durability] (docs/resilver.md, docs/durability.md).",
     )
     res.add_argument("scenario", help="scenario TOML file")
-    res.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    res.add_argument("--seed", type=_seed, default=1, help="random seed (default 1)")
     _set_option(res, "override one scenario key, e.g. --set resilver.disk=sdc (repeatable)")
     res.add_argument(
         "--no-durability", action="store_true", help="skip the loss-probability Monte Carlo"
@@ -148,7 +176,7 @@ def _build_parser() -> argparse.ArgumentParser:
     cfit.add_argument("--name", help="profile name (default: the file name)")
     cfit.add_argument("--kind", choices=("hdd", "ssd", "nvme"), help="default: from the data")
     cfit.add_argument("--device-size", help="the device's size, when no plan says it")
-    cfit.add_argument("--cpu-ghz", type=float, default=3.0, help="host clock, GHz (default 3)")
+    cfit.add_argument("--cpu-ghz", type=_finite, default=3.0, help="host clock, GHz (default 3)")
     cfit.add_argument(
         "--scenario",
         metavar="TOML",
@@ -176,8 +204,31 @@ def _build_parser() -> argparse.ArgumentParser:
         metavar="SET",
         help=f"reference sets to run: {', '.join(SET_NAMES)} (default: {' '.join(DEFAULT_SETS)})",
     )
-    val.add_argument("--seed", type=int, default=1)
-    val.add_argument("--target-ci", type=float, default=0.03)
+    val.add_argument("--seed", type=_seed, default=1)
+    val.add_argument("--target-ci", type=_finite, default=0.03)
+    val.add_argument(
+        "--all",
+        action="store_true",
+        help="run every set (progress on stderr) and write the validation report: "
+        "docs/validation.md (every point, per-class and per-set summaries) and "
+        "calibration/reference/accuracy.toml (the residuals per prediction class that give "
+        "every simulate and sweep answer its band)",
+    )
+    val.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"with --all: only the quick sets ({', '.join(QUICK_SETS)}); writes nothing "
+        "unless --write is given, so the committed report is never replaced by a partial one",
+    )
+    val.add_argument(
+        "--write", action="store_true", help="with --all --quick: write the report files too"
+    )
+    val.add_argument(
+        "--out-dir",
+        metavar="DIR",
+        help="with --all: write validation.md and accuracy.toml into DIR instead of the "
+        "checkout (needed when zsim is installed without one)",
+    )
     val.add_argument(
         "--profile",
         metavar="NAME",
@@ -307,7 +358,7 @@ def _sweep_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--max-width",
-        type=int,
+        type=_whole,
         default=RAIDZ_MAX_WIDTH,
         help=f"widest raidz vdev to enumerate (default {RAIDZ_MAX_WIDTH})",
     )
@@ -320,8 +371,8 @@ def _sweep_options(p: argparse.ArgumentParser) -> None:
         help="Dask scheduler, e.g. tcp://host:8786 (default: local processes, or "
         "$DASK_SCHEDULER_ADDRESS)",
     )
-    p.add_argument("--workers", type=int, help="local worker processes")
-    p.add_argument("--seed", type=int, default=1, help="base seed (default 1)")
+    p.add_argument("--workers", type=_whole, help="local worker processes")
+    p.add_argument("--seed", type=_seed, default=1, help="base seed (default 1)")
     p.add_argument("--json", action="store_true", help="print the JSON document")
 
 

@@ -24,3 +24,17 @@ class UnitError(ZsimError):
 
 class CatalogError(ZsimError):
     """A hardware profile that is missing or does not validate."""
+
+
+def check_arg(
+    function: str, name: str, value: object, kinds: type | tuple[type, ...], want: str
+) -> None:
+    """Raise :class:`ZsimError` unless ``value`` is one of ``kinds`` (never a ``bool`` where a
+    number is wanted): "``function``: ``name`` must be ``want``, not <type>"."""
+    number_wanted = (isinstance(kinds, tuple) and (int in kinds or float in kinds)) or kinds in (
+        int,
+        float,
+    )
+    if isinstance(value, kinds) and not (number_wanted and isinstance(value, bool)):
+        return
+    raise ZsimError(f"{function}: {name} must be {want}, not {type(value).__name__}")

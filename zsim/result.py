@@ -57,7 +57,10 @@ class SimResult:
     ``expander``, ``cpu``, ``txg`` (the write throttle waits on the txg drain without any one
     device saturated), or ``client`` (too few outstanding I/Os to load anything).
     ``utilization`` maps each resource to its busy fraction. ``ci_rel`` is the 95 % half-width
-    over the mean of the total I/O rate (DES only).
+    over the mean of the total I/O rate (DES only). ``accuracy``: how sure the answer is,
+    ``{class, points, rel_error_p10, rel_error_p90, engine}`` (the band of errors measured on
+    validation points of the same class, :mod:`zsim.validation.accuracy`; p10/p90 None
+    below 5 points); None when the scenario has no class.
     """
 
     engine: str
@@ -74,6 +77,7 @@ class SimResult:
     warmup_seconds: float = 0.0
     notes: tuple[str, ...] = field(default_factory=tuple)
     details: dict[str, Any] = field(default_factory=dict)
+    accuracy: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -91,6 +95,7 @@ class SimResult:
             "details": dict(self.details),
             "scenario": self.scenario,
             "versions": versions(),
+            "accuracy": None if self.accuracy is None else dict(self.accuracy),
         }
         if self.ci_rel is not None:
             out["ci_rel"] = self.ci_rel

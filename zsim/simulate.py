@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import numpy as np
 
 from zsim.baseline import baseline_estimate
-from zsim.errors import ZsimError
+from zsim.errors import ZsimError, check_arg
 from zsim.machine.run_control import RunControl
 from zsim.result import DirectionStats, SimResult
 from zsim.scenario import Scenario
+from zsim.scenario.accuracy import accuracy_for
 
 ENGINES = ("des", "analytic", "baseline")
 
@@ -36,6 +39,33 @@ def simulate(
     ``progress`` (DES only) is called about once per simulated second with (simulated
     seconds, wall seconds, the relative CI half-width so far or ``inf``), e.g. to draw a bar.
     """
+    check_arg("simulate", "scenario", scenario, Scenario, "a Scenario (from load_scenario)")
+    check_arg("simulate", "engine", engine, str, "'des', 'analytic' or 'baseline'")
+    check_arg("simulate", "seed", seed, int, "a whole number ≥ 0")
+    if seed < 0:
+        raise ZsimError(f"simulate: seed {seed} must be 0 or more")
+    for name, value in (
+        ("target_ci", target_ci),
+        ("max_sim_seconds", max_sim_seconds),
+        ("max_wall_seconds", max_wall_seconds),
+    ):
+        check_arg("simulate", name, value, (int, float), "a number")
+        if not 0 < value < math.inf:
+            raise ZsimError(f"simulate: {name} {value!r} must be a finite number above 0")
+    result = _run(scenario, engine, seed, target_ci, max_sim_seconds, max_wall_seconds, progress)
+    band = accuracy_for(scenario, engine)
+    return replace(result, accuracy=None if band is None else band.to_dict())
+
+
+def _run(
+    scenario: Scenario,
+    engine: str,
+    seed: int,
+    target_ci: float,
+    max_sim_seconds: float,
+    max_wall_seconds: float,
+    progress: Callable[[float, float, float], None] | None,
+) -> SimResult:
     if engine == "des" and scenario.workload.tool == "trace":
         return _trace(scenario, seed)
     # The engines are imported on first use: ``import zsim`` (which imports this module)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
 
 from zsim.errors import UnitError
 
@@ -249,8 +250,11 @@ def parse_fio_size(value: str | int, kb_base: int = 1024) -> int:
 def parse_ashift(value: str | int) -> int:
     """Parse an ashift (log2 of the sector size), 9…16 as OpenZFS accepts (ASHIFT_MIN/MAX)."""
     try:
-        ashift = int(value)
-    except (TypeError, ValueError):
+        raw: Any = value  # callers pass anything; refuse bools, fractions, inf and nan
+        if isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
+            raise TypeError(raw)
+        ashift = int(raw)
+    except (TypeError, ValueError, OverflowError):
         raise UnitError(
             f"ashift {value!r} is not a whole number; use 9 (512 B) … 16 (64 KiB)"
         ) from None

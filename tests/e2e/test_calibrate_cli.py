@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tomllib
 
 import pytest
 
@@ -80,10 +81,15 @@ def stored_fit(tmp_path_factory):
 def test_stored_results_fit_to_the_shipped_profile(stored_fit):
     _, fit = stored_fit
     assert fit["kind"] == "nvme"
-    shipped = (ROOT / "calibration" / "profiles" / "vm-virtio-file.toml").read_text()
+    shipped_doc = tomllib.loads((ROOT / "calibration/profiles/vm-virtio-file.toml").read_text())
+    shipped = {p["name"]: p for p in shipped_doc["calibration"]["parameter"]}
     for p in fit["parameters"]:
         if p["name"] in ("read_bw", "read_latency"):
-            assert repr(p["value"]) in shipped  # the shipped profile is this fit's output
+            # the shipped profile is this fit's output; another CPU or BLAS may differ in the
+            # last digits, so: within 1e-6 relative or 1 % of the fit's own standard error
+            want = shipped[p["name"]]
+            tolerance = max(1e-6 * abs(want["value"]), 0.01 * want["stderr"])
+            assert abs(p["value"] - want["value"]) <= tolerance, (p, want)
     assert all(r["measured_iops"] > 0 for r in fit["residuals"] if r["used"])
 
 

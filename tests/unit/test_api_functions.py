@@ -25,9 +25,16 @@ def test_both_names_are_plain_functions():
 
 
 def test_resilver_calls_simulate_resilver_at_call_time():
+    sc = zsim.scenario_from_dict(
+        {
+            "hardware": {"disk": "seagate-ironwolf-12tb"},
+            "pool": {"layout": "mirror 2"},
+            "workload": {"rw": "randread", "bs": "128K"},
+        }
+    )
     with mock.patch("zsim.resilver.run.simulate_resilver", return_value="done") as fake:
-        assert zsim.resilver("sc", 7, durability=False) == "done"
-    fake.assert_called_once_with("sc", 7, durability=False)
+        assert zsim.resilver(sc, 7, durability=False) == "done"
+    fake.assert_called_once_with(sc, 7, durability=False)
     assert run.simulate_resilver is not fake  # the patch is undone
 
 

@@ -126,6 +126,15 @@ def test_closed_form_validation_matches_the_library_predictions():
     assert sum(r["fitted"] for r in rows) == 39
 
 
+def test_leave_one_out_off_skips_the_refits():
+    # the flag once had its name shadowed by the function it switches, so it did nothing
+    _loaded, fit = library_fit()
+    parsed = cu.parse_uploads(cu.sample_files())
+    val = cu.closed_form_validation(fit, parsed.measurements, leave_one_out=False)
+    assert val.summary()["leave_one_out"]["n"] == 0
+    assert val.summary()["zsim"]["n"] == 49
+
+
 # ---------------------------------------------------------------- limits and bad files
 
 

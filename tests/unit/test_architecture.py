@@ -138,3 +138,45 @@ MAX_LINES = 700
 def test_module_stays_small(module: str) -> None:
     lines = MODULES[module].read_text(encoding="utf-8").count("\n")
     assert lines <= MAX_LINES, f"{module}: {lines} lines; split it by job"
+
+
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("units", "errors", "result", "files", "version", "toml_text"),
+    ("layout", "hardware"),
+    ("zfs",),
+    ("capacity", "baseline", "reliability"),
+    ("scenario",),
+    ("machine",),
+    ("des",),
+    ("analytic",),
+    ("simulate",),
+    ("resilver",),
+    ("sweep",),
+    ("calibrate",),
+    ("validation",),
+    ("commands", "cli", "__main__"),
+    ("app",),
+)
+"""The rooms of ``zsim`` from the bottom up (docs/architecture.md): a room imports only rooms
+of its own or a lower line; the ``zsim`` package itself (the public API) sits on top."""
+
+
+def _room(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def test_rooms_import_only_their_own_or_lower_lines() -> None:
+    level = {room: i for i, rooms in enumerate(LAYERS) for room in rooms}
+    assert set(level) >= {_room(m) for m in MODULES if m != "zsim"}, "a room missing in LAYERS"
+    upward = []
+    for module in MODULES:
+        if module == "zsim":
+            continue
+        for target, _name, line in _imports(module):
+            if target in MODULES and target != "zsim":
+                if level[_room(target)] > level[_room(module)]:
+                    upward.append(f"{MODULES[module].relative_to(ROOT.parent)}:{line}: {target}")
+            elif target == "zsim":
+                upward.append(f"{MODULES[module].relative_to(ROOT.parent)}:{line}: zsim")
+    assert upward == []

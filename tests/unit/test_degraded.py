@@ -4,6 +4,7 @@ that does to random-read IOPS, and one-line errors for failures a pool cannot su
 from __future__ import annotations
 
 import tomllib
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings
@@ -25,6 +26,7 @@ class _Disk:
 
     def __init__(self) -> None:
         self.ios: list[DevIO] = []
+        self.env = SimpleNamespace(now=0.0)  # the queue stamps arrivals with env.now
 
     def submit(self, io: DevIO) -> None:
         self.ios.append(io)

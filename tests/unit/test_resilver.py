@@ -61,10 +61,12 @@ def test_mirror_resilver_of_sequential_data_runs_near_the_disks_sequential_speed
     assert mirror.limit.startswith("disk:")
 
 
-def test_raidz_resilver_is_slower_than_mirror_and_not_faster_than_reading_every_column(
+def test_raidz_resilver_is_not_faster_than_mirror_nor_than_reading_every_column(
     mirror, raidz2
 ):
-    assert raidz2.bytes_per_s < mirror.bytes_per_s
+    # sequentially written 1M records: both stream at the new disk's rate once the vdev queue
+    # aggregates the rebuild reads (vdev_queue_aggregate()), so raidz can only tie
+    assert raidz2.bytes_per_s <= 1.01 * mirror.bytes_per_s
     # every surviving column is read: 7 per block on raidz2 8, so the survivors read 7×
     assert raidz2.bytes_read == pytest.approx(7 * raidz2.bytes_resilvered, rel=0.02)
     # each survivor reads as much as the new disk writes: the resilver cannot beat one

@@ -357,15 +357,9 @@ def closed_form_validation(
     :class:`zsim.validation.profile.Validation` with ``engine="closed-form"``."""
     # imported when used: SimPy and (below) SciPy
     from zsim.calibrate.forward import predict_iops
-
-    # BUG, kept as it is (reported): this import shadows the ``leave_one_out`` flag, so the
-    # leave-one-out prediction always runs, whatever the caller asked for.
-    from zsim.validation.profile import (  # type: ignore[assignment]
-        Validation,
-        job_scenario,
-        leave_one_out,
-        validation_row,
-    )
+    from zsim.calibrate.jobs import job_scenario
+    from zsim.validation.profile import Validation, validation_row
+    from zsim.validation.profile import leave_one_out as leave_one_out_prediction
 
     profile = fit.profile
     size = fit.device_bytes
@@ -390,7 +384,7 @@ def closed_form_validation(
             rule_iops = None
         loo = None
         if leave_one_out and (m.source, m.name) in used:
-            loo = leave_one_out(fit, measurements, m, size)  # type: ignore[operator]
+            loo = leave_one_out_prediction(fit, measurements, m, size)
         pred_bw = pred * m.bs if pred is not None else None
         rows.append(validation_row(m, pred_bw, pred, None, rule_iops, loo=loo, note=note))
     return Validation(profile.name, tuple(rows), "closed-form", 0, tuple(notes))
@@ -481,8 +475,8 @@ def replay_scenario_toml(outcome: FitOutcome, measurements: Sequence[Measurement
     """The scenario ``zsim simulate`` runs to replay the measured run named ``run`` on the
     fitted device (``raw 1``, the profile inline): the file ``zsim validate --profile``
     builds for that run. Raises :class:`ZsimError` for an unknown or unfinished run."""
-    # imported when used: it loads SciPy
-    from zsim.validation.profile import job_scenario
+    # imported when used: it loads SimPy
+    from zsim.calibrate.jobs import job_scenario
 
     for m in measurements:
         if m.name == run and m.ok:

@@ -26,10 +26,10 @@ import math
 import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from zsim.calibrate.measurement import DirectionResult, Measurement, ParseError
 from zsim.errors import ZsimError
+from zsim.files import TEXT_LIMIT, InputFileError, read_bytes
 
 _COUNT = r"(?P<bytes>\d{1,3}(?:[,.'\u00a0 ]\d{3})+|\d+)"
 _SECONDS = r"(?P<seconds>\d+(?:[.,]\d+)?(?:[eE][+-]?\d+)?)"
@@ -71,10 +71,10 @@ def parse_dd_file(path: str | os.PathLike[str]) -> DdResult:
     """Parse a file holding dd's stderr (UTF-8, undecodable bytes replaced)."""
     source = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise ParseError(source, None, f"cannot read the dd output: {exc}") from None
-    return parse_dd_text(text, source)
+        data = read_bytes(path, limit=TEXT_LIMIT, what="dd output")
+    except InputFileError as err:
+        raise ParseError(source, None, f"cannot read the dd output: {err.problem}") from None
+    return parse_dd_text(data.decode("utf-8", errors="replace"), source)
 
 
 def parse_dd_text(text: str, source: str) -> DdResult:

@@ -11,19 +11,22 @@ unless ``allow_destroy`` is set. The checks are plain functions of paths and tex
 
 from __future__ import annotations
 
+import errno
+import hashlib
 import os
 import re
 import shutil
+import stat
 import struct
 import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from zsim.calibrate.plan_types import DATA_NAME, MARKER_SUFFIX
-from zsim.units import KiB
+from zsim.calibrate.plan_types import DATA_NAME, FINGERPRINT_BYTES, MARKER_SUFFIX, TargetState
+from zsim.units import KiB, MiB
 
-PROC_MOUNTS = Path("/proc/mounts")
+PROC_MOUNTS = Path("/proc/self/mounts")
 PROC_SWAPS = Path("/proc/swaps")
 PROC_MEMINFO = Path("/proc/meminfo")
 SYS_DEV_BLOCK = Path("/sys/dev/block")
@@ -245,6 +248,25 @@ def holder_uses(name: str, sys_class_block: str | Path = SYS_CLASS_BLOCK) -> lis
     return [f"{name} is held by {h} (LVM, dm-crypt, md or multipath)" for h in holders]
 
 
+def block_device_in_use(
+    name: str,
+    *,
+    sys_class_block: str | Path = SYS_CLASS_BLOCK,
+    mounts_text: str | None = None,
+    swaps_text: str | None = None,
+) -> list[str]:
+    """Why block device ``name`` (or any of its partitions) is in use right now: mounted, swap,
+    or held by another device. ``--destroy-data`` never overrides these: writing would corrupt
+    a live filesystem. Empty when nothing uses it."""
+    names = [name, *partitions(name, sys_class_block)]
+    mounts = read_text_or_empty(PROC_MOUNTS) if mounts_text is None else mounts_text
+    swaps = read_text_or_empty(PROC_SWAPS) if swaps_text is None else swaps_text
+    problems = mount_uses(names, mounts) + swap_uses(names, swaps)
+    for each in names:
+        problems += holder_uses(each, sys_class_block)
+    return problems
+
+
 def block_device_problems(
     name: str,
     *,
@@ -255,17 +277,16 @@ def block_device_problems(
     blkid: str | None = "auto",
 ) -> list[str]:
     """Why writing to block device ``name`` (or any of its partitions) would destroy data in
-    use: mounts, swap, holders and filesystem signatures. Empty when it looks unused.
+    use: mounts, swap, holders (:func:`block_device_in_use`) and filesystem signatures. Empty
+    when it looks unused.
 
-    ``mounts_text``/``swaps_text`` default to ``/proc/mounts``/``/proc/swaps``; a device that
-    cannot be read is reported too (its contents are unknown).
+    ``mounts_text``/``swaps_text`` default to ``/proc/self/mounts``/``/proc/swaps``; a device
+    that cannot be read is reported too (its contents are unknown).
     """
-    names = [name, *partitions(name, sys_class_block)]
-    mounts = read_text_or_empty(PROC_MOUNTS) if mounts_text is None else mounts_text
-    swaps = read_text_or_empty(PROC_SWAPS) if swaps_text is None else swaps_text
-    problems = mount_uses(names, mounts) + swap_uses(names, swaps)
-    for each in names:
-        problems += holder_uses(each, sys_class_block)
+    problems = block_device_in_use(
+        name, sys_class_block=sys_class_block, mounts_text=mounts_text, swaps_text=swaps_text
+    )
+    for each in [name, *partitions(name, sys_class_block)]:
         path = Path(dev_dir) / each
         if not path.exists():
             continue
@@ -277,6 +298,61 @@ def block_device_problems(
         if found:
             problems.append(f"{path} holds {with_article(found)} signature")
     return problems
+
+
+# ---------------------------------------------------------------- the target's state
+
+
+def target_state(path: str | Path) -> TargetState:
+    """The :class:`TargetState` of ``path`` now (``exists=False`` when it does not exist).
+    Raises OSError when it exists but cannot be examined or read."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return TargetState(exists=False)
+    block = stat.S_ISBLK(info.st_mode)
+    if not (block or stat.S_ISREG(info.st_mode)):
+        raise OSError(errno.EINVAL, "not a regular file or a block device", str(path))
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        digest.update(handle.read(FINGERPRINT_BYTES))
+        size = handle.seek(0, os.SEEK_END) if block else info.st_size
+    return TargetState(
+        exists=True,
+        size=size,
+        dev=info.st_dev,
+        ino=info.st_ino,
+        rdev=info.st_rdev if block else 0,
+        sha256=digest.hexdigest(),
+    )
+
+
+def target_changes(
+    then: TargetState, now: TargetState, *, block: bool, identity_only: bool = False
+) -> list[str]:
+    """What differs between two states of a target, in words (empty: unchanged). A block
+    device is identified by its device number (``rdev``; the /dev node may be re-created),
+    a file by ``dev``/``ino``. ``identity_only`` compares only existence and identity (after
+    zsim's own write was interrupted, size and content are zsim's half-done work)."""
+    if then.exists != now.exists:
+        return ["it was created" if now.exists else "it was deleted"]
+    if not now.exists:
+        return []
+    changes = []
+    if block and then.rdev != now.rdev:
+        changes.append(
+            f"it is another device now (number {os.major(then.rdev)}:{os.minor(then.rdev)} → "
+            f"{os.major(now.rdev)}:{os.minor(now.rdev)})"
+        )
+    if not block and (then.dev, then.ino) != (now.dev, now.ino):
+        changes.append("it is another file now (its device and inode number changed)")
+    if identity_only:
+        return changes
+    if then.size != now.size:
+        changes.append(f"its size changed from {then.size} to {now.size} bytes")
+    if then.sha256 != now.sha256:
+        changes.append(f"the content of its first {FINGERPRINT_BYTES // MiB} MiB changed")
+    return changes
 
 
 def with_article(found: str) -> str:

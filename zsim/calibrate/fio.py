@@ -38,15 +38,15 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from zsim.calibrate.measurement import DirectionResult, Measurement, ParseError
 from zsim.errors import UnitError
+from zsim.files import RESULTS_LIMIT, InputFileError, read_bytes
 from zsim.units import KiB, parse_fio_size
 
 _JSON_START = re.compile(r"^\{", re.MULTILINE)
 _JOBNAME_KEY = re.compile(r'"jobname"\s*:')
-_VERSION = re.compile(r"^fio-(\d+)")
+_VERSION = re.compile(r"^fio-([0-9]{1,9})(?![0-9])")
 _PERCENT = re.compile(r"^\s*(\d{1,3}(?:\.\d+)?)\s*%\s*$")
 
 _READ_MODES = frozenset({"read", "randread"})
@@ -68,10 +68,10 @@ def parse_fio_file(path: str | os.PathLike[str]) -> list[Measurement]:
     """Parse a file holding fio output (UTF-8, undecodable bytes replaced); see the module doc."""
     source = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise ParseError(source, None, f"cannot read the fio output: {exc}") from None
-    return parse_fio_text(text, source)
+        data = read_bytes(path, limit=RESULTS_LIMIT, what="fio output")
+    except InputFileError as err:
+        raise ParseError(source, None, f"cannot read the fio output: {err.problem}") from None
+    return parse_fio_text(data.decode("utf-8", errors="replace"), source)
 
 
 def parse_fio_text(text: str, source: str) -> list[Measurement]:
@@ -170,7 +170,9 @@ def _decode_document(text: str, source: str) -> tuple[dict[str, object], int, in
         ) from None
     except (ValueError, RecursionError) as exc:  # over-long integer literal, absurd nesting
         raise ParseError(
-            source, _line_at(text, start), f"the fio JSON cannot be decoded: {exc}"
+            source,
+            _line_at(text, start),
+            f"the fio JSON cannot be decoded ({str(exc)[:80]}); give fio's unedited JSON output",
         ) from None
     if not isinstance(document, dict):
         raise ParseError(source, _line_at(text, start), "expected a JSON object")

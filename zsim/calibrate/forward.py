@@ -133,7 +133,8 @@ def hdd_queued_read_iops(profile: Profile, m: Measurement, device_bytes: int) ->
     """
     if profile.kind != "hdd" or not queued_random_read(m):
         return None
-    from zsim.analytic.devices import device_table  # the analytic layer sits above this one
+    # imported when used: it loads SimPy, which the closed forms above do not need
+    from zsim.analytic.devices import device_table
 
     start, width = region(m, device_bytes)
     q = outstanding(m)

@@ -8,9 +8,10 @@ richer result files and resume.
 
 from __future__ import annotations
 
+import re
 import shlex
 
-from zsim.calibrate.plan_types import ALIGN, Plan, PlanOptions, Step
+from zsim.calibrate.plan_types import ALIGN, FIO_ENGINES, Plan, PlanOptions, Step
 from zsim.errors import ZsimError
 from zsim.units import format_time
 
@@ -89,7 +90,7 @@ def fio_jobfile_text(plan: Plan, step: Step) -> str:
                 f"size={step.size - index * segment if last else segment}",
                 "stonewall",
             ]
-        return "\n".join(lines) + "\n"
+        return _checked("\n".join(lines) + "\n", plan, step)
     lines += [
         "",
         f"[{step.name}]",
@@ -105,7 +106,78 @@ def fio_jobfile_text(plan: Plan, step: Step) -> str:
         lines += ["norandommap=1", "randrepeat=0", "random_generator=tausworthe64"]
     if step.purpose == "sync-latency":
         lines += ["ioengine=psync", "sync=1"]
-    return "\n".join(lines) + "\n"
+    return _checked("\n".join(lines) + "\n", plan, step)
+
+
+def _checked(text: str, plan: Plan, step: Step) -> str:
+    problem = jobfile_problem(text, plan, step)
+    if problem is not None:
+        raise ZsimError(
+            f"cannot write a safe job file for step {step.name} ({problem}); check the plan's "
+            "options and re-plan"
+        )
+    return text
+
+
+# ---------------------------------------------------------------- the job file whitelist
+
+#: The only options a zsim job file holds, with the pattern of their values (None: no value).
+#: Anything else — ``exec_prerun``, ``include``, a second ``filename`` — is refused, at plan
+#: time and again by ``zsim calibrate run`` before fio sees the file.
+_NUMBER = re.compile(r"^[0-9]{1,20}$")
+_TIME = re.compile(r"^[0-9]{1,20}(ms)?$")
+_FIO_OPTIONS: dict[str, re.Pattern[str] | None] = {
+    "ioengine": re.compile("^(" + "|".join(FIO_ENGINES) + ")$"),
+    "direct": re.compile("^[01]$"),
+    "group_reporting": re.compile("^1$"),
+    "time_based": re.compile("^1$"),
+    "runtime": _TIME,
+    "ramp_time": _TIME,
+    "rate_iops": _NUMBER,
+    "rate": _NUMBER,
+    "rw": re.compile("^(read|write|randread|randwrite)$"),
+    "bs": _NUMBER,
+    "iodepth": _NUMBER,
+    "offset": _NUMBER,
+    "size": _NUMBER,
+    "stonewall": None,
+    "norandommap": re.compile("^1$"),
+    "randrepeat": re.compile("^0$"),
+    "random_generator": re.compile("^tausworthe64$"),
+    "sync": re.compile("^1$"),
+}
+
+
+def jobfile_problem(text: str, plan: Plan, step: Step) -> str | None:
+    """What makes ``text`` something other than a zsim job file for ``step`` of ``plan``, in a
+    few words; None when every line is a comment, a section named after the step (or
+    ``global``) or a whitelisted option, and ``filename`` is the plan's data path."""
+    sections = {"global", step.name} | {f"{step.name}-seg{i}" for i in range(step.segments)}
+    filename = _fio_value(plan.data_path)
+    seen_filename = False
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line[0] in ";#":
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            if line[1:-1] not in sections:
+                return f"line {number}: section [{line[1:-1][:40]}] is not this step's"
+            continue
+        key, eq, value = line.partition("=")
+        key, value = key.strip(), value.strip()
+        if key == "filename":
+            if value != filename:
+                return f"line {number}: filename is not the plan's target {plan.data_path}"
+            seen_filename = True
+            continue
+        if key not in _FIO_OPTIONS:
+            return f"line {number}: option {key[:40]!r} is not one zsim writes"
+        pattern = _FIO_OPTIONS[key]
+        if (pattern is None) != (not eq) or (pattern is not None and not pattern.match(value)):
+            return f"line {number}: {key} has a value zsim does not write"
+    if not seen_filename:
+        return "it names no filename"
+    return None
 
 
 # ---------------------------------------------------------------- run.sh

@@ -24,6 +24,7 @@ from typing import Any
 from zsim.calibrate import dd, fio, zpool
 from zsim.calibrate.measurement import Measurement, ParseError
 from zsim.errors import ZsimError
+from zsim.files import read_bytes
 from zsim.units import MiB, parse_fio_size
 
 SUFFIXES = (".json", ".log", ".txt", ".out")
@@ -65,9 +66,9 @@ def load_results(paths: Iterable[str | Path]) -> Loaded:
     """Read every file (folders searched); a file of no known kind is an error naming it."""
     loaded = Loaded()
     for path in _files(paths):
-        if path.stat().st_size > MAX_BYTES:
-            raise ZsimError(f"{path}: {path.stat().st_size} bytes is too large for a result file")
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = read_bytes(path, limit=MAX_BYTES, what="result file").decode(
+            "utf-8", errors="replace"
+        )
         loaded.files.append(str(path))
         _load_one(path, text, loaded)
     return loaded

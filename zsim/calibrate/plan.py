@@ -68,6 +68,7 @@ from zsim.calibrate.devices import (
     SYS_DEV_BLOCK,
     BlockDevice,
     block_device,
+    block_device_in_use,
     block_device_problems,
     filesystem_signature,
     holder_uses,
@@ -79,6 +80,8 @@ from zsim.calibrate.devices import (
     read_ram_bytes,
     read_text_or_empty,
     swap_uses,
+    target_changes,
+    target_state,
     with_article,
 )
 from zsim.calibrate.jobfiles import fio_jobfile_text, rate_cap_iops, run_script_text
@@ -101,6 +104,7 @@ from zsim.calibrate.plan_types import (
     Plan,
     PlanOptions,
     Step,
+    TargetState,
     check_options,
     is_int,
     is_number,
@@ -249,6 +253,13 @@ def make_plan(target: str | os.PathLike[str], options: PlanOptions | None = None
     writes = resolved.include_writes
     warnings: list[str] = []
     if target_type == "block" and writes:
+        in_use = _block_target_in_use(path, device)
+        if in_use:
+            raise plan_error(
+                f"refusing to plan writes to {path}: " + "; ".join(in_use),
+                "unmount it, swapoff it or stop what holds it, or choose another device "
+                "(--destroy-data does not override a device in use)",
+            )
         problems = _block_target_problems(path, device)
         if problems and not resolved.allow_destroy:
             raise plan_error(
@@ -271,6 +282,13 @@ def make_plan(target: str | os.PathLike[str], options: PlanOptions | None = None
     steps = _steps(resolved, target_type, str(data_path), destructive)
     notes += _notes(resolved, ram, target_type)
     uname = platform.uname()
+    try:
+        state = target_state(data_path)
+    except OSError as err:
+        raise plan_error(
+            f"cannot read {data_path} to record its state ({err.strerror})",
+            "check the path and permissions",
+        ) from None
     return Plan(
         target=str(path),
         target_type=target_type,
@@ -287,6 +305,7 @@ def make_plan(target: str | os.PathLike[str], options: PlanOptions | None = None
         uname=" ".join((uname.system, uname.node, uname.release, uname.version, uname.machine)),
         warnings=tuple(warnings),
         notes=tuple(notes),
+        target_state=state,
     )
 
 
@@ -323,6 +342,17 @@ def _inspect_target(path: Path) -> tuple[str, Path, BlockDevice | None]:
     raise plan_error(
         f"{path} is neither a block device, a regular file nor a directory",
         "give a disk (/dev/sdX), a file or a directory",
+    )
+
+
+def _block_target_in_use(path: Path, device: BlockDevice | None) -> list[str]:
+    """:func:`block_device_in_use` of the target; its mounts by its own path when sysfs lacks
+    it."""
+    if device is not None:
+        return block_device_in_use(device.name)
+    name = os.path.basename(os.path.realpath(path))
+    return mount_uses([name], read_text_or_empty(PROC_MOUNTS)) + swap_uses(
+        [name], read_text_or_empty(PROC_SWAPS)
     )
 
 
@@ -583,7 +613,9 @@ __all__ = [
     "Plan",
     "PlanOptions",
     "Step",
+    "TargetState",
     "block_device",
+    "block_device_in_use",
     "block_device_problems",
     "check_options",
     "filesystem_signature",
@@ -601,5 +633,7 @@ __all__ = [
     "read_ram_bytes",
     "run_script_text",
     "swap_uses",
+    "target_changes",
+    "target_state",
     "write_plan",
 ]

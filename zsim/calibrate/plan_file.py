@@ -6,6 +6,7 @@ reads ``plan.toml`` back (and validates it).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import tomllib
@@ -14,7 +15,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from zsim.calibrate.jobfiles import fio_jobfile_text, run_script_text
+from zsim.calibrate.jobfiles import fio_jobfile_text, jobfile_problem, run_script_text
 from zsim.calibrate.plan_types import (
     PURPOSES,
     TARGET_TYPES,
@@ -22,16 +23,23 @@ from zsim.calibrate.plan_types import (
     Plan,
     PlanOptions,
     Step,
+    TargetState,
     check_options,
     is_number,
     plan_error,
 )
 from zsim.errors import ZsimError
-from zsim.files import atomic_write_text
+from zsim.files import TEXT_LIMIT, TOML_LIMIT, atomic_write_text, read_bytes, read_text
 from zsim.toml_text import toml_value
 
 PLAN_FILE = "plan.toml"
 PLAN_FORMAT = 1
+#: ``sha256sum``-style digests of ``plan.toml``, ``run.sh`` and every ``jobs/*.fio``, written
+#: with the plan; ``zsim calibrate run`` refuses a folder whose files no longer match it.
+DIGEST_FILE = "plan.sha256"
+#: What a dd step may read from (besides the target) and write to (besides the target).
+DD_SOURCES = ("/dev/zero", "/dev/urandom")
+DD_SINKS = ("/dev/null",)
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _REPLAN = "re-create the plan with `zsim calibrate plan`"
@@ -76,6 +84,24 @@ def plan_toml_text(plan: Plan) -> str:
         "[plan.options]",
         *_toml_lines({f.name: getattr(plan.options, f.name) for f in fields(PlanOptions)}),
     ]
+    if plan.target_state is not None:
+        state = plan.target_state
+        lines += [
+            "",
+            "# what the target looked like at planning; `zsim calibrate run` refuses a target",
+            "# that changed since (identity numbers in hex, sha256 of its first MiB)",
+            "[plan.target_state]",
+            *_toml_lines(
+                {
+                    "exists": state.exists,
+                    "size": state.size,
+                    "dev": f"{state.dev:x}",
+                    "ino": f"{state.ino:x}",
+                    "rdev": f"{state.rdev:x}",
+                    "sha256": state.sha256,
+                }
+            ),
+        ]
     for step in plan.steps:
         lines += [
             "",
@@ -119,7 +145,101 @@ def write_plan(plan: Plan, out_dir: str | os.PathLike[str]) -> Path:
     atomic_write_text(script, run_script_text(plan))
     script.chmod(0o755)
     atomic_write_text(out / PLAN_FILE, plan_toml_text(plan))
+    atomic_write_text(out / DIGEST_FILE, _digest_text(out))
     return out
+
+
+# ---------------------------------------------------------------- the digest
+
+
+def _digested_files(plan_dir: Path) -> list[str]:
+    """The files the digest covers, relative to the plan folder, sorted."""
+    names = [PLAN_FILE, "run.sh"]
+    jobs = plan_dir / "jobs"
+    if jobs.is_dir():
+        names += [f"jobs/{p.name}" for p in jobs.iterdir()]
+    return sorted(names)
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(read_bytes(path, limit=TOML_LIMIT, what="plan file")).hexdigest()
+
+
+def _digest_text(plan_dir: Path) -> str:
+    return "".join(f"{_sha256(plan_dir / n)}  {n}\n" for n in _digested_files(plan_dir))
+
+
+def check_plan_digest(plan_dir: str | os.PathLike[str]) -> None:
+    """Raise :class:`ZsimError` unless ``plan_dir`` holds exactly the ``plan.toml``, ``run.sh``
+    and job files that ``plan.sha256`` lists, each with its recorded sha256 — so that an
+    edited step or job file is never run. (The digest catches edits, not a forger who rewrites
+    it too; :func:`check_plan_safety` limits what any plan can do.)"""
+    folder = Path(plan_dir)
+    digest = folder / DIGEST_FILE
+    fix = "re-create the plan with `zsim calibrate plan` (a changed plan is never run)"
+    if not digest.exists():
+        raise plan_error(f"{folder} has no {DIGEST_FILE} (made by an older zsim, or altered)", fix)
+    recorded: dict[str, str] = {}
+    for line in read_text(digest, limit=TEXT_LIMIT, what="plan digest").splitlines():
+        m = re.fullmatch(r"([0-9a-f]{64})  (\S+)", line)
+        if m is None:
+            raise plan_error(f"{digest} is not a list of sha256 digests", fix)
+        recorded[m.group(2)] = m.group(1)
+    present = _digested_files(folder)
+    if sorted(recorded) != present:
+        extra = sorted(set(present) - set(recorded)) or sorted(set(recorded) - set(present))
+        raise plan_error(
+            f"the files of {folder} are not those the plan was made with ({extra[0][:80]} differs)",
+            fix,
+        )
+    for name in present:
+        if _sha256(folder / name) != recorded[name]:
+            raise plan_error(f"{folder / name} changed since the plan was made", fix)
+
+
+def check_plan_safety(plan: Plan, plan_dir: str | os.PathLike[str]) -> None:
+    """Raise :class:`ZsimError` unless every step does only what zsim plans: fio job files
+    that pass the whitelist (:func:`~zsim.calibrate.jobfiles.jobfile_problem`) and dd
+    commands that copy from the target to /dev/null or from /dev/zero (or /dev/urandom) to
+    the target, with no other options than zsim's."""
+    folder = Path(plan_dir)
+    for step in plan.steps:
+        if step.tool == "fio":
+            assert step.jobfile is not None  # read_plan: every fio step has its job file
+            path = folder / step.jobfile
+            text = read_text(path, limit=TEXT_LIMIT, what="fio job file")
+            problem = jobfile_problem(text, plan, step)
+            if problem is not None:
+                raise plan_error(f"refusing to run {path}: {problem}", _REPLAN)
+        else:
+            problem = _dd_problem(plan, step)
+            if problem is not None:
+                raise plan_error(f"refusing to run step {step.name}: {problem}", _REPLAN)
+
+
+_DD_OPTIONS = re.compile(
+    r"^(bs=[0-9]{1,12}[KMG]?|count=[0-9]{1,20}|iflag=direct|oflag=direct|conv=fsync,notrunc)$"
+)
+
+
+def _dd_problem(plan: Plan, step: Step) -> str | None:
+    args = list(step.argv[1:])
+    inputs = [a[3:] for a in args if a.startswith("if=")]
+    outputs = [a[3:] for a in args if a.startswith("of=")]
+    others = [a for a in args if not a.startswith(("if=", "of="))]
+    if len(inputs) != 1 or len(outputs) != 1:
+        return "a dd step needs exactly one if= and one of="
+    source, sink = inputs[0], outputs[0]
+    reads = source == plan.data_path and sink in DD_SINKS
+    writes = source in DD_SOURCES and sink == plan.data_path
+    if not (reads or writes):
+        return f"dd must copy the target {plan.data_path} to /dev/null, or /dev/zero to the target"
+    if writes and not step.writes:
+        return "a dd step that writes to the target must say rw = 'write'"
+    bad = [a for a in others if not _DD_OPTIONS.match(a)]
+    if bad:
+        return f"dd option {bad[0][:40]!r} is not one zsim uses"
+    return None
 
 
 def read_plan(plan_dir: str | os.PathLike[str]) -> Plan:
@@ -132,12 +252,11 @@ def read_plan(plan_dir: str | os.PathLike[str]) -> Plan:
             f"{where} does not exist",
             "give the folder that `zsim calibrate plan --out` wrote",
         )
+    text = read_text(path, limit=TOML_LIMIT, what="plan")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
-        raise plan_error(f"{where} is not valid TOML ({err})", _REPLAN) from None
-    except OSError as err:
-        raise plan_error(f"cannot read {where} ({err.strerror})", "check the permissions") from None
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError) as err:
+        raise plan_error(f"{where} is not valid TOML ({str(err)[:200]})", _REPLAN) from None
     try:
         return _plan_from_dict(data)
     except ZsimError as err:
@@ -174,7 +293,7 @@ def _plan_from_dict(data: Mapping[str, Any]) -> Plan:
             f"[plan] format = {head.get('format')!r}, this zsim reads format {PLAN_FORMAT}",
             _REPLAN,
         )
-    _no_unknown(head, ("format", "options", *_PLAN_KEYS), "[plan]")
+    _no_unknown(head, ("format", "options", "target_state", *_PLAN_KEYS), "[plan]")
     values: dict[str, Any] = {}
     for key in (
         "target",
@@ -198,6 +317,8 @@ def _plan_from_dict(data: Mapping[str, Any]) -> Plan:
             raise plan_error(f"[plan] {key} must be a list of strings", _REPLAN)
         values[key] = tuple(items)
     options = _options_from_dict(_take(head, "options", dict, "[plan]"))
+    state = _take(head, "target_state", dict, "[plan]", optional=True)
+    values["target_state"] = None if state is None else _state_from_dict(state)
     raw_steps = data.get("step", [])
     if not isinstance(raw_steps, list) or not raw_steps:
         raise plan_error("the plan has no [[step]] tables", _REPLAN)
@@ -208,6 +329,24 @@ def _plan_from_dict(data: Mapping[str, Any]) -> Plan:
             raise plan_error(f"step name {step.name!r} appears twice", _REPLAN)
         seen.add(step.name)
     return Plan(options=options, steps=steps, **values)
+
+
+def _state_from_dict(table: Mapping[str, Any]) -> TargetState:
+    where = "[plan.target_state]"
+    _no_unknown(table, (f.name for f in fields(TargetState)), where)
+    numbers = {}
+    for key in ("dev", "ino", "rdev"):
+        text = _take(table, key, str, where)
+        if not re.fullmatch(r"[0-9a-f]{1,16}", text):
+            raise plan_error(f"{where}: {key} = {text[:40]!r} is not a hex number", _REPLAN)
+        numbers[key] = int(text, 16)
+    sha = _take(table, "sha256", str, where)
+    if not re.fullmatch(r"([0-9a-f]{64})?", sha):
+        raise plan_error(f"{where}: sha256 is not a sha256 digest", _REPLAN)
+    size = _take(table, "size", int, where)
+    if size < 0:
+        raise plan_error(f"{where}: size = {size} is out of range", _REPLAN)
+    return TargetState(exists=_take(table, "exists", bool, where), size=size, sha256=sha, **numbers)
 
 
 def _options_from_dict(table: Mapping[str, Any]) -> PlanOptions:

@@ -10,7 +10,6 @@ facts and safety checks; all of them use what is here, and :mod:`.plan` re-expor
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -45,7 +44,19 @@ ALIGN = MiB
 #: The smallest region a plan accepts: room for the zones, the short-seek region and 1 MiB jobs.
 MIN_SIZE = 16 * MiB
 
-_ENGINE = re.compile(r"^[A-Za-z0-9_.:/+-]+$")
+#: fio engines a plan may use: the ordinary kernel interfaces. Never ``external:`` (it loads a
+#: shared object) or engines that run programs or reach the network.
+FIO_ENGINES = (
+    "libaio",
+    "io_uring",
+    "psync",
+    "sync",
+    "pvsync",
+    "pvsync2",
+    "posixaio",
+    "mmap",
+    "vsync",
+)
 
 
 # ---------------------------------------------------------------- data
@@ -134,6 +145,25 @@ class Step:
         return self.rw in ("write", "randwrite")
 
 
+#: How much of the start of the target :func:`target_state` fingerprints.
+FINGERPRINT_BYTES = MiB
+
+
+@dataclass(frozen=True)
+class TargetState:
+    """What a target looked like: whether it ``exists``, its ``size`` in bytes, its identity
+    (``dev``/``ino`` of the file or device node, ``rdev`` of a block device) and ``sha256`` of
+    its first :data:`FINGERPRINT_BYTES` (hex). A plan records it when it is made, and
+    ``zsim calibrate run`` compares the target with it before every step that writes."""
+
+    exists: bool
+    size: int = 0
+    dev: int = 0
+    ino: int = 0
+    rdev: int = 0
+    sha256: str = ""
+
+
 @dataclass(frozen=True)
 class Plan:
     """A complete calibration plan: what to run on which target, and where it was planned.
@@ -145,6 +175,8 @@ class Plan:
     ``device_size`` (bytes) are those of the block device holding the data (the target itself
     for a block target). ``ram_bytes`` is MemTotal. ``warnings`` are for the user before
     running (destructive writes, little free space); ``notes`` explain choices made.
+    ``target_state`` is what ``data_path`` looked like when the plan was made (None in plans
+    made before zsim recorded it; ``zsim calibrate run`` refuses those).
     """
 
     target: str
@@ -162,6 +194,7 @@ class Plan:
     uname: str
     warnings: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    target_state: TargetState | None = None
 
     @property
     def destructive(self) -> bool:
@@ -278,8 +311,12 @@ def check_options(options: PlanOptions) -> None:
         value = getattr(o, key)
         if not is_int(value) or value < 0:
             raise plan_error(f"{key} {value!r} must be a whole number ≥ 0", "use 0 for no limit")
-    if not isinstance(o.ioengine, str) or not _ENGINE.match(o.ioengine):
-        raise plan_error(f"ioengine {o.ioengine!r} is not a fio engine name", "use e.g. libaio")
+    if not isinstance(o.ioengine, str) or o.ioengine not in FIO_ENGINES:
+        raise plan_error(
+            f"ioengine {o.ioengine[:40] if isinstance(o.ioengine, str) else o.ioengine!r} is not "
+            "a fio engine zsim uses",
+            "use one of " + ", ".join(FIO_ENGINES),
+        )
     for key in ("direct", "include_writes", "include_dd", "allow_destroy"):
         if not isinstance(getattr(o, key), bool):
             raise plan_error(f"{key} {getattr(o, key)!r} must be true or false", "give a boolean")

@@ -47,11 +47,19 @@ from zsim.calibrate.plan import (
     MARKER_SUFFIX,
     Plan,
     Step,
-    block_device_problems,
     read_plan,
 )
+from zsim.calibrate.plan_file import check_plan_digest, check_plan_safety
+from zsim.calibrate.run_checks import (
+    clean_parts,
+    current_state,
+    expected_state,
+    recheck_device,
+    recheck_target,
+    save_state,
+)
 from zsim.errors import ZsimError
-from zsim.files import atomic_write_text
+from zsim.files import RESULTS_LIMIT, TEXT_LIMIT, atomic_write_text, read_bytes, read_text
 
 RESULT_FORMAT = 1
 RESULTS_DIR = "results"
@@ -71,13 +79,15 @@ _INSTALL = {
 @dataclass(frozen=True)
 class RunSummary:
     """What :func:`run_plan` did: the steps it ``ran`` and ``skipped`` (names, in plan order),
-    the result file of every selected step (``results``), and the wall time in ``seconds``."""
+    the result file of every selected step (``results``), the wall time in ``seconds`` and the
+    stale partial files of an interrupted earlier run it removed (``cleaned``, names)."""
 
     plan_dir: Path
     ran: tuple[str, ...]
     skipped: tuple[str, ...]
     results: tuple[Path, ...]
     seconds: float
+    cleaned: tuple[str, ...] = ()
 
 
 def result_path(plan_dir: str | os.PathLike[str], step: str) -> Path:
@@ -90,8 +100,8 @@ def result_is_complete(path: str | os.PathLike[str]) -> bool:
     0 (and, for fio, a JSON output whose jobs all have error 0), or fio's own JSON output with
     no job errors (what ``run.sh`` stores)."""
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        doc = json.loads(read_bytes(path, limit=RESULTS_LIMIT, what="result"))
+    except (ValueError, RecursionError):  # ZsimError is a ValueError
         return False
     if not isinstance(doc, dict):
         return False
@@ -134,7 +144,14 @@ def run_plan(
     """
     started = time.monotonic()
     plan_dir = Path(plan_dir)
+    check_plan_digest(plan_dir)
     plan = read_plan(plan_dir)
+    check_plan_safety(plan, plan_dir)
+    if plan.target_state is None:
+        raise ZsimError(
+            f"{plan_dir} records no state of its target (made by an older zsim); re-create the "
+            "plan with `zsim calibrate plan`"
+        )
     steps = _select(plan, plan_dir, only)
     results_dir = plan_dir / RESULTS_DIR
     try:
@@ -144,6 +161,7 @@ def run_plan(
             f"cannot create {results_dir} ({err.strerror}); make {plan_dir} writable"
         ) from None
     with _lock(results_dir):
+        cleaned = clean_parts(results_dir)
         done = {s.name for s in steps if result_is_complete(result_path(plan_dir, s.name))}
         pending = [s for s in steps if s.name not in done]
         programs = {
@@ -151,10 +169,11 @@ def run_plan(
             for tool, given in (("fio", fio), ("dd", dd))
             if any(s.tool == tool for s in pending)
         }
-        _recheck_device(plan, pending)
+        recheck_device(plan, pending)
         for step in pending:
             if step.tool == "fio":
                 _need_jobfile(plan_dir, step)
+        expected, interrupted = expected_state(plan, results_dir)
         versions: dict[str, str] = {}
         ran: list[str] = []
         skipped: list[str] = []
@@ -166,12 +185,16 @@ def run_plan(
                 if progress:
                     progress(index, total, step, "skipped")
                 continue
+            recheck_target(plan, step, expected, identity_only=interrupted)
             if progress:
                 progress(index, total, step, "start")
             program = programs[step.tool]
             if step.tool not in versions:
                 versions[step.tool] = _version(program)
+            save_state(results_dir, expected, running=step.name)
             doc = _run_step(plan, plan_dir, step, program, versions[step.tool])
+            expected, interrupted = current_state(plan), False
+            save_state(results_dir, expected, running=None)
             atomic_write_text(path, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
             problem = _failure(step, doc)
             if problem is not None:
@@ -193,6 +216,7 @@ def run_plan(
         skipped=tuple(skipped),
         results=tuple(result_path(plan_dir, s.name) for s in steps),
         seconds=time.monotonic() - started,
+        cleaned=cleaned,
     )
 
 
@@ -264,21 +288,6 @@ def _version(program: str) -> str:
         if line.strip():
             return line.strip()
     return "unknown"
-
-
-def _recheck_device(plan: Plan, pending: Sequence[Step]) -> None:
-    """Refuse to write to a block device that gained a filesystem or a user since planning."""
-    if plan.target_type != "block" or plan.options.allow_destroy:
-        return
-    if not any(step.destructive for step in pending):
-        return
-    problems = block_device_problems(plan.device_name or Path(plan.target).name)
-    if problems:
-        raise ZsimError(
-            f"refusing to write to {plan.target}: " + "; ".join(problems) + "; it changed "
-            "since the plan was made — re-plan with --destroy-data to overwrite it, or choose "
-            "another device"
-        )
 
 
 def _need_jobfile(plan_dir: Path, step: Step) -> None:
@@ -367,13 +376,15 @@ def _run_step(plan: Plan, plan_dir: Path, step: Step, program: str, version: str
         command = [program, "--output-format=json", f"--output={temp}", step.jobfile]
         try:
             returncode, stdout, stderr = _execute(command, plan_dir)
-            text = Path(temp).read_text(encoding="utf-8", errors="replace")
+            text = read_bytes(temp, limit=RESULTS_LIMIT, what="fio output").decode(
+                "utf-8", errors="replace"
+            )
         finally:
             Path(temp).unlink(missing_ok=True)
         doc["command"] = [program, "--output-format=json", "--output=<temporary file>"]
         doc["command"].append(step.jobfile)
         doc["jobfile"] = step.jobfile
-        doc["job"] = (plan_dir / step.jobfile).read_text(encoding="utf-8", errors="replace")
+        doc["job"] = read_text(plan_dir / step.jobfile, limit=TEXT_LIMIT, what="fio job file")
         doc["fio_version"] = version
         output, notes = _decode_fio(text)
         extra: dict[str, Any] = {}

@@ -7,8 +7,9 @@ import argparse
 from typing import Any
 
 from zsim.calibrate import commands
-from zsim.calibrate.commands import validate_command
+from zsim.commands.validate_all import cmd_validate_all
 from zsim.errors import ZsimError
+from zsim.validation.profile_command import validate_command
 from zsim.validation.registry import run_sets
 
 
@@ -25,6 +26,10 @@ def cmd_validate(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
         )
     if args.scenario or args.plot:
         raise ZsimError("--scenario and --plot go with --profile NAME; add it")
+    if args.all:
+        return cmd_validate_all(args)
+    if args.quick or args.write or args.out_dir:
+        raise ZsimError("--quick, --write and --out-dir go with --all; add it")
 
     return run_sets(args.sets, seed=args.seed, target_ci=args.target_ci)
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from zsim.errors import ZsimError
 from zsim.scenario import load_scenario
+from zsim.scenario.accuracy import accuracy_text
 from zsim.simulate import simulate
 from zsim.units import format_rate, format_size, format_time
 
@@ -50,6 +51,8 @@ def _simulate_text(r: Any) -> str:
         )
     lines.append("")
     lines.append(f"limit       {r.limit}")
+    if r.accuracy is not None:
+        lines.append(f"accuracy    {accuracy_text(r.accuracy)}")
     if r.utilization:
         top = sorted(r.utilization.items(), key=lambda kv: -kv[1])[:4]
         lines.append("busiest     " + ", ".join(f"{k} {v:.0%}" for k, v in top))

@@ -37,6 +37,7 @@ class Job:
         self.cursor = 0  # sequential position, bytes
         self.writes = 0  # writes done, for fsync=N
         self.prefetched_to = 0  # next record a sequential stream has not yet prefetched
+        self.bytes_read = 0  # bytes this job's reads returned (for per-job fairness)
 
     def start(self) -> None:
         for _ in range(self.slots):
@@ -64,6 +65,8 @@ class Job:
 
     def finished(self, issued: float, is_read: bool, nbytes: int) -> None:
         self.running -= 1
+        if is_read:
+            self.bytes_read += nbytes
         self.engine.record(issued, is_read, nbytes)
         if not self.engine.stopped:
             self.submit()

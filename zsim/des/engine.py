@@ -130,12 +130,12 @@ class Engine:
             leaves = []
             for name in vdev.devices:
                 if block_leaf is not None:  # the pool's one leaf is the md array
-                    leaves.append(LeafQueue(block_leaf, agg))  # type: ignore[arg-type]
+                    leaves.append(LeafQueue(block_leaf, agg, self.version))  # type: ignore[arg-type]
                     continue
                 phase = spindle_phase(self.rng, model)
                 dev = Device(self.env, name, model, rotating, paths[name], phase)
                 self.devices[name] = dev
-                leaves.append(LeafQueue(dev, agg))
+                leaves.append(LeafQueue(dev, agg, self.version))
             # a failed leaf keeps its Device, which stays idle (0 % busy: never the limit)
             failed = {i for i, name in enumerate(vdev.devices) if name in pool.failed}
             top = TopVdev(
@@ -215,7 +215,7 @@ class Engine:
                 phase = spindle_phase(self.rng, model)
                 dev = Device(self.env, name, model, rotating, paths[name], phase)
                 self.devices[name] = dev
-                leaves.append(LeafQueue(dev, aggregation))
+                leaves.append(LeafQueue(dev, aggregation, self.version))
             # allocatable space: the device less labels and the boot area (a log vdev's
             # blocks are short-lived, a special vdev's metadata small: neither fills up here)
             space = max(GiB, profile.size_bytes - 8 * MiB)
@@ -338,9 +338,12 @@ class Engine:
     ) -> None:
         self.client_cpu += work * n
         key = (job.index, (offset // self.sc.pool.recordsize) % self.file_records)
-        if self._hole(*key):
+        first = self._hole(*key)
+        if first:
             self.written.add(key)
             self.zfs.first_writes.add(key)
+        if self.sparse:  # the batch's calls fill one record of a sparse file
+            self.zfs.fill_hole(key, n * self.bs, first)
         job.cursor = offset + n * self.bs
         if job.cursor + self.bs > self.file_bytes:
             job.cursor = 0
@@ -397,11 +400,18 @@ class Engine:
                 else:
                     self._log_and_commit(job, keys, offset, issued, done)
 
-        for key in keys:
-            if whole or self.new_files or self._hole(*key):
+        end = offset + self.bs
+        for i, key in enumerate(keys):
+            first = self._hole(*key)
+            if self.sparse:
+                # how much of a sparse file's record holds data: the rest is the hole's
+                # zeros, which compression stores as almost nothing (ZfsModel.fill_hole)
+                start = (offset // rs + i) * rs
+                self.zfs.fill_hole(key, min(end, start + rs) - max(offset, start), first)
+            if whole or self.new_files or first:
                 # whole records, or records of a file being created (a hole reads as zeros
                 # without I/O): no read first
-                if self._hole(*key):
+                if first:
                     self.written.add(key)
                     self.zfs.first_writes.add(key)
                 self.zfs.dirty_record(key, one)

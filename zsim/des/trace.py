@@ -23,6 +23,7 @@ import numpy as np
 import simpy
 
 from zsim.errors import ZsimError
+from zsim.files import TEXT_LIMIT, read_text
 from zsim.hardware import hdd
 from zsim.hardware.catalog import Profile
 from zsim.machine.resources import Device, DevIO
@@ -52,17 +53,17 @@ def parse_validate_trace(text: str, source: str = "trace") -> Trace:
         if len(parts) != 6 or parts[0] not in ("R", "W"):
             raise ZsimError(
                 f"{source}:{number}: expected '<R|W> <tag> <lbn> <sectors> <service_us> "
-                f"<idle_us>', got {line.strip()[:60]!r}"
+                f"<idle_us>' (a line of {len(parts)} fields); fix that line"
             )
         try:
             lbn, sectors = int(parts[2]), int(parts[3])
             service, wait = float(parts[4]), float(parts[5])
         except ValueError:
             raise ZsimError(
-                f"{source}:{number}: numbers expected in {line.strip()[:60]!r}"
+                f"{source}:{number}: numbers expected in the last four fields; fix that line"
             ) from None
         if lbn < 0 or sectors <= 0 or service < 0 or wait < 0:
-            raise ZsimError(f"{source}:{number}: negative or empty request in {line.strip()!r}")
+            raise ZsimError(f"{source}:{number}: negative or empty request; fix that line")
         kinds.append(parts[0] == "W")
         offsets.append(lbn * SECTOR)
         sizes.append(sectors * SECTOR)
@@ -83,7 +84,7 @@ def load_trace(path: str | Path) -> Trace:
     p = Path(path)
     if not p.is_file():
         raise ZsimError(f"trace file {str(p)!r} does not exist")
-    return parse_validate_trace(p.read_text(encoding="utf-8"), str(p))
+    return parse_validate_trace(read_text(p, limit=TEXT_LIMIT, what="trace file"), str(p))
 
 
 def replay(trace: Trace, disk: Profile, seed: int = 1, **hdd_overrides: Any) -> np.ndarray:

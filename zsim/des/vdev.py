@@ -15,8 +15,8 @@ the same raidz map code); writes skip the missing column.
 
 from __future__ import annotations
 
+import bisect
 import functools
-import heapq
 import itertools
 from collections import deque
 from collections.abc import Callable, Collection
@@ -27,7 +27,7 @@ from zsim.layout.raidz import raidz_columns
 from zsim.layout.tree import Vdev
 from zsim.machine.resources import Device, DevIO
 from zsim.units import KiB, MiB
-from zsim.zfs.version import ZfsVersion
+from zsim.zfs.version import ZfsVersion, parse_zfs_version
 
 Callback = Callable[[], None]
 
@@ -60,9 +60,14 @@ def aggregation_limit(rotating: bool, version: ZfsVersion) -> int:
     return MiB if rotating and version.at_least(0, 8) else 128 * KiB
 
 
-@dataclass
+@dataclass(eq=False)
 class Zio:
-    """One leaf I/O waiting in a vdev queue."""
+    """One leaf I/O waiting in a vdev queue (``eq=False``: zios are told apart by identity).
+
+    ``seq``, ``slot`` and ``queued_at`` are set by :meth:`LeafQueue.add`: the arrival order,
+    the ``io_timestamp >> VDQ_T_SHIFT`` time slot (2.2+) and the arrival time; ``queued``
+    while the zio waits in its leaf's queue (``ZIO_QS_QUEUED``).
+    """
 
     offset: int
     nbytes: int
@@ -70,32 +75,61 @@ class Zio:
     klass: int
     done: Callback
     needs_flush: bool = False
+    seq: int = 0
+    slot: int = 0
+    queued_at: float = 0.0
+    queued: bool = False
+
+
+#: ``VDQ_T_SHIFT`` (``module/zfs/vdev_queue.c``, 2.2.0+): LBA-ordered classes sort queued
+#: I/Os by ``io_timestamp >> 29`` (ns, slots of ~0.54 s) before offset, so no I/O waits
+#: behind a stream for more than about a slot (``vdev_queue_to_compare()``)
+VDQ_T_SHIFT = 29
+#: the offset tree each class's I/Os aggregate in: sync and async reads share one, as
+#: ``vq_read_offset_tree`` holds both and their ``ZIO_FLAG_AGG_INHERIT`` flags agree; scrub
+#: and rebuild I/O carry ``ZIO_FLAG_SCRUB``/``ZIO_FLAG_RESILVER`` so they only meet their
+#: own class; sync writes (ZIL blocks, flushes) are issued alone here
+_TREE = (0, None, 0, 1, 2, 3)
 
 
 class LeafQueue:
     """``vdev_queue`` of one leaf: issue by class limits, aggregate adjacent I/Os.
 
-    FIFO classes are deques; LBA-ordered classes are heaps of ``(offset, seq, zio)``.
+    Sync classes are FIFOs; the LBA-ordered classes (async read/write, scrub, rebuild) are
+    sorted lists keyed ``(slot, offset, seq)`` and issued the way the release's
+    ``vdev_queue_io_to_issue()`` does (:meth:`_pick_lba`). Each aggregating class also sits
+    in an offset-ordered tree (``vq_read_offset_tree`` / ``vq_write_offset_tree``) that
+    :meth:`_aggregate` walks both ways from the I/O chosen.
+
     Non-interactive classes (scrub, rebuild) get ``scan_max`` active I/Os only while the leaf
     is idle when ``nia`` is set (OpenZFS 2.1+: no interactive I/O active and
     :data:`NIA_DELAY` non-interactive completions since the last interactive one), else
     their min_active of 1 — on a busy pool a resilver runs about one I/O deep per disk.
     """
 
-    _seq = itertools.count()
+    _seq = itertools.count(1)
 
-    def __init__(self, device: Device, aggregation_limit: int):
+    def __init__(self, device: Device, aggregation_limit: int, version: ZfsVersion | None = None):
         self.device = device
         self.aggregation_limit = aggregation_limit
+        self.version = version = parse_zfs_version(version)
+        # 2.2.0 sorts LBA-ordered classes by time slot first (vdev_queue_to_compare())
+        self.slotted = version.at_least(2, 2)
+        # 0.7's io_to_issue() records the *start* of the I/O issued as vq_last_offset and
+        # searches after it; 0.8.0 records its end and searches from there
+        self.search_from_end = version.at_least(0, 8)
         self.fifo: list[deque[Zio]] = [deque(), deque()]  # sync_read, sync_write
-        # async_read, async_write, scrub, rebuild
-        self.heaps: list[list[tuple[int, int, Zio]]] = [[] for _ in range(NCLASSES - 2)]
+        # async_read, async_write, scrub, rebuild: (slot, offset, seq, zio), sorted
+        self.lba: list[list[tuple[int, int, int, Zio]]] = [[] for _ in range(NCLASSES - 2)]
+        # offset trees (_TREE): normal reads, async writes, scrub, rebuild
+        self.trees: list[list[tuple[int, int, Zio]]] = [[] for _ in range(4)]
         self.active = [0] * NCLASSES
         self.async_write_max = CLASS_LIMITS[ASYNC_WRITE][1]
         self.scan_max = CLASS_LIMITS[SCRUB][1]
         self.nia = False
         self.nia_completions = NIA_DELAY  # non-interactive completions since an interactive one
-        self.last_offset = 0
+        self.last_offset = 0  # end of the last I/O issued (vq_last_offset, 0.8+)
+        self.last_start = 0  # start of the last I/O issued (vq_last_offset, 0.7)
         self.waiting = 0
         self.qlen = [0] * NCLASSES  # queued (not yet issued) I/Os per class
 
@@ -110,10 +144,20 @@ class LeafQueue:
         self.scan_max, self.nia = scan_max, nia
 
     def add(self, zio: Zio) -> None:
+        """``vdev_queue_io()``: stamp the zio (``io_timestamp``), queue it in its class and
+        its offset tree, issue what the class limits allow."""
+        now = self.device.env.now
+        zio.seq = next(self._seq)
+        zio.queued_at = now
+        zio.slot = (int(now * 1e9) >> VDQ_T_SHIFT) if self.slotted else 0
+        zio.queued = True
         if zio.klass < ASYNC_READ:
             self.fifo[zio.klass].append(zio)
         else:
-            heapq.heappush(self.heaps[zio.klass - ASYNC_READ], (zio.offset, next(self._seq), zio))
+            bisect.insort(self.lba[zio.klass - ASYNC_READ], (zio.slot, zio.offset, zio.seq, zio))
+        tree = _TREE[zio.klass]
+        if tree is not None:
+            bisect.insort(self.trees[tree], (zio.offset, zio.seq, zio))
         self.waiting += 1
         self.qlen[zio.klass] += 1
         # only this class gained work: if it is at its limit nothing new can be issued
@@ -122,7 +166,15 @@ class LeafQueue:
 
     @property
     def queued(self) -> int:
+        """Waiting plus active I/Os."""
         return self.waiting + sum(self.active)
+
+    @property
+    def active_ios(self) -> int:
+        """``vdev_queue_length()``: I/Os issued to the device and not yet done (aggregates
+        count once) — ``avl_numnodes(&vq_active_tree)`` up to 2.1, ``vq_active`` from 2.2;
+        the queued ones do not count."""
+        return sum(self.active)
 
     def _max_active(self, klass: int) -> int:
         if klass == ASYNC_WRITE:
@@ -149,67 +201,127 @@ class LeafQueue:
         return None
 
     def _issue(self) -> None:
+        """``vdev_queue_io_to_issue()`` until no class may issue: the class's next I/O
+        (FIFO head, or :meth:`_pick_lba`), aggregated with its neighbours."""
         while self.waiting and (klass := self._next_class()) is not None:
-            if klass == SYNC_READ:
-                group = self._take_fifo_aggregate(self.fifo[klass])
-            elif klass < ASYNC_READ:
-                group = [self.fifo[klass].popleft()]
-            else:
-                group = self._take_aggregate(self.heaps[klass - ASYNC_READ])
-            self.waiting -= len(group)
-            self.qlen[klass] -= len(group)
-            first = group[0]
-            end = group[-1].offset + group[-1].nbytes
-            self.active[klass] += 1
-            self.last_offset = end
+            first = self.fifo[klass][0] if klass < ASYNC_READ else self._pick_lba(klass)
+            group = [first] if _TREE[klass] is None else self._aggregate(first)
+            for zio in group:
+                self._remove(zio)
+            start = group[0].offset
+            end = max(z.offset + z.nbytes for z in group)
+            self.active[klass] += 1  # the aggregate counts in the chosen I/O's class
+            self.last_offset, self.last_start = end, start
             self.device.submit(
                 DevIO(
-                    offset=first.offset,
-                    nbytes=end - first.offset,
+                    offset=start,
+                    nbytes=end - start,
                     is_write=first.is_write,
                     needs_flush=any(z.needs_flush for z in group),
                     done=functools.partial(self._complete, group, klass),
                 )
             )
 
-    def _take_aggregate(self, heap: list[tuple[int, int, Zio]]) -> list[Zio]:
-        """The lowest-offset I/O plus the adjacent ones that fit the aggregation limit
-        (``vdev_queue_aggregate()``: reads bridge gaps ≤ 32 KiB, writes ≤ 4 KiB)."""
-        first = heapq.heappop(heap)[2]
-        group = [first]
-        end = first.offset + first.nbytes
-        allowed = WRITE_GAP_LIMIT if first.is_write else READ_GAP_LIMIT
-        while heap:
-            nxt = heap[0][2]
-            gap = nxt.offset - end
-            if gap < 0 or gap > allowed:
-                break
-            if nxt.offset + nxt.nbytes - first.offset > self.aggregation_limit:
-                break
-            group.append(heapq.heappop(heap)[2])
-            end = nxt.offset + nxt.nbytes
-        return group
+    def _pick_lba(self, klass: int) -> Zio:
+        """The next I/O of an LBA-ordered class (``vdev_queue_io_to_issue()``).
 
-    def _take_fifo_aggregate(self, queue: deque[Zio]) -> list[Zio]:
-        """Oldest sync read first (FIFO), then the queued reads that continue it: the read
-        tree of ``vdev_queue_aggregate()`` holds every class, so demand reads merge too."""
-        first = queue.popleft()
-        group = [first]
-        end = first.offset + first.nbytes
-        found = True
-        while found and queue:
-            found = False
-            for i, nxt in enumerate(queue):
-                gap = nxt.offset - end
-                if 0 <= gap <= READ_GAP_LIMIT and (
-                    nxt.offset + nxt.nbytes - first.offset <= self.aggregation_limit
-                ):
-                    del queue[i]
-                    group.append(nxt)
-                    end = nxt.offset + nxt.nbytes
-                    found = True
-                    break
-        return group
+        Up to 2.1 the class tree is sorted by offset and the search starts just past the
+        last I/O issued, wrapping to the lowest offset: an elevator (0.7 searches from
+        ``vq_last_offset + 1`` with ``vq_last_offset`` the last I/O's start; 0.8–2.1 from
+        ``vq_last_offset - 1`` with it the last I/O's end). From 2.2.0 the tree is sorted by
+        (time slot, offset): if the oldest slot's first I/O lies before ``vq_last_offset``,
+        the I/O at or after ``vq_last_offset`` *in that same slot* goes, else that first one
+        — older I/Os are never passed over for more than a slot.
+        """
+        queue = self.lba[klass - ASYNC_READ]
+        if self.slotted:
+            head = queue[0]
+            if head[1] < self.last_offset:
+                i = bisect.bisect_left(queue, (head[0], self.last_offset))
+                if i < len(queue) and queue[i][0] == head[0]:
+                    return queue[i][3]
+            return head[3]
+        after = self.last_offset if self.search_from_end else self.last_start + 1
+        i = bisect.bisect_left(queue, (0, after))
+        return queue[i][3] if i < len(queue) else queue[0][3]
+
+    def _aggregate(self, first: Zio) -> list[Zio]:
+        """``vdev_queue_aggregate()``: from ``first``, walk the offset tree backwards, then
+        forwards, over queued I/Os of the same type while each gap is within the gap limit
+        (reads ≤ ``zfs_vdev_read_gap_limit``; writes bridge ≤ 4 KiB through optional I/Os)
+        and the span within the aggregation limit. Sync and async reads share the tree, so
+        a demand read takes the prefetch queued next to it and vice versa."""
+        tree = self.trees[_TREE[first.klass]]  # type: ignore[index]
+        i = bisect.bisect_left(tree, (first.offset, first.seq))
+        lo = hi = i
+        limit = self.aggregation_limit
+        maxgap = WRITE_GAP_LIMIT if first.is_write else READ_GAP_LIMIT
+        start, end = first.offset, first.offset + first.nbytes
+        while lo > 0:
+            prev = tree[lo - 1][2]
+            gap = start - (prev.offset + prev.nbytes)
+            if prev.is_write != first.is_write or gap < 0 or gap > maxgap:
+                break
+            if end - prev.offset > limit:
+                break
+            lo -= 1
+            start = prev.offset
+        while hi + 1 < len(tree):
+            nxt = tree[hi + 1][2]
+            gap = nxt.offset - end
+            if nxt.is_write != first.is_write or gap < 0 or gap > maxgap:
+                break
+            if nxt.offset + nxt.nbytes - start > limit:
+                break
+            hi += 1
+            end = nxt.offset + nxt.nbytes
+        if lo == hi:
+            return [first]
+        return [entry[2] for entry in tree[lo : hi + 1]]
+
+    def _remove(self, zio: Zio) -> None:
+        """``vdev_queue_io_remove()``: out of its class queue and its offset tree."""
+        if zio.klass < ASYNC_READ:
+            fifo = self.fifo[zio.klass]
+            if fifo[0] is zio:
+                fifo.popleft()
+            else:
+                fifo.remove(zio)
+        else:
+            queue = self.lba[zio.klass - ASYNC_READ]
+            del queue[bisect.bisect_left(queue, (zio.slot, zio.offset, zio.seq))]
+        tree = _TREE[zio.klass]
+        if tree is not None:
+            entries = self.trees[tree]
+            del entries[bisect.bisect_left(entries, (zio.offset, zio.seq))]
+        zio.queued = False
+        self.waiting -= 1
+        self.qlen[zio.klass] -= 1
+
+    def promote(self, zio: Zio) -> bool:
+        """``vdev_queue_change_io_priority()`` (0.8.0+, from ``zio_change_priority()``,
+        which ``arc_read()`` calls when a demand read finds its block's prefetch in flight):
+        a still-queued async read moves to the sync-read class. Nothing is issued here; the
+        next scheduling point (an arrival or a completion) sees it. Up to 2.1 the sync-read
+        class is a tree ordered by ``io_timestamp``, so the zio goes in by its arrival time;
+        from 2.2 it is a list and the zio goes to the tail (``vdev_queue_class_add()``).
+        Returns False if the zio is no longer queued (issued, or merged in an aggregate)."""
+        if not zio.queued or zio.klass != ASYNC_READ:
+            return False
+        queue = self.lba[0]
+        del queue[bisect.bisect_left(queue, (zio.slot, zio.offset, zio.seq))]
+        self.qlen[ASYNC_READ] -= 1
+        zio.klass = SYNC_READ
+        self.qlen[SYNC_READ] += 1
+        fifo = self.fifo[SYNC_READ]
+        if self.slotted:
+            fifo.append(zio)
+        else:
+            i = len(fifo)
+            while i and fifo[i - 1].queued_at > zio.queued_at:
+                i -= 1
+            fifo.insert(i, zio)
+        return True
 
     def _complete(self, group: list[Zio], klass: int) -> None:
         self.active[klass] -= 1
@@ -289,6 +401,14 @@ class TopVdev:
         self.on_reconstruct = on_reconstruct
         self._rebuilt = 0  # data bytes the last degraded read reconstructs
         self._readable = list(enumerate(leaves))  # mirror children a read may pick
+        # the release the leaf queues follow (the analytic engine maps blocks without queues)
+        self.version: ZfsVersion = getattr(leaves[0] if leaves else None, "version", None) or (
+            parse_zfs_version(None)
+        )
+        # 0.7's mirror-private last offset per child (vq_lastoffset); None from 0.8
+        self._mirror_last: list[int] | None = (
+            None if self.version.at_least(0, 8) else [0] * len(leaves)
+        )
         if failed:
             self._set_failed(set(failed))
 
@@ -303,7 +423,9 @@ class TopVdev:
             )
         self.leaves = leaves = list(self.leaves)
         for i in failed:
-            leaves[i] = MissingLeaf(leaves[i].device, leaves[i].aggregation_limit)
+            leaves[i] = MissingLeaf(
+                leaves[i].device, leaves[i].aggregation_limit, leaves[i].version
+            )
         self.failed = frozenset(failed)
         self._alive = [i for i in range(len(leaves)) if i not in failed]
         self._readable = [(i, leaves[i]) for i in self._alive]
@@ -347,13 +469,27 @@ class TopVdev:
             size = -(-psize // sector) * sector
             if is_write:
                 return [(i, offset, size) for i in range(len(self.leaves))]
-            return [(self._pick_mirror_child(offset), offset, size)]
+            return [(self._pick_mirror_child(offset, size), offset, size)]
         if kind == "raidz":
-            columns, _, _ = raidz_columns(
+            columns, nskip, skip_start = raidz_columns(
                 offset, psize, self.ashift, self.vdev.width, self.vdev.parity
             )
-            skip = 0 if is_write else self.vdev.parity
-            return [col for col in columns[skip:] if col[2]]
+            if not is_write:
+                return [col for col in columns[self.vdev.parity :] if col[2]]
+            if nskip:
+                # vdev_raidz_map_alloc_write() (OpenZFS 2.2+) writes each skip (padding)
+                # sector as zeros appended to its column, wrapping onto the first columns;
+                # older releases issue them as optional I/Os that aggregation keeps between
+                # mandatory writes. Either way a leaf sees the record's allocation back to
+                # back: leaving the sector out split every run and, on a 512e drive, turned
+                # each piece into a partial-physical-sector read-modify-write.
+                columns = list(columns)
+                scols = len(columns)
+                for i in range(nskip):
+                    c = (skip_start + i) % scols
+                    leaf, coff, size = columns[c]
+                    columns[c] = (leaf, coff, size + sector)
+            return [col for col in columns if col[2]]
         # dRAID: whole rows of D data + P parity sectors in one group, read without parity
         columns = self.block_columns(offset, psize)
         return columns[self.vdev.parity :] if not is_write else columns
@@ -370,7 +506,7 @@ class TopVdev:
             size = -(-psize // sector) * sector
             if is_write:
                 return [(i, offset, size) for i in self._alive]
-            return [(self._pick_mirror_child(offset), offset, size)]
+            return [(self._pick_mirror_child(offset, size), offset, size)]
         columns = self.block_columns(offset, psize)
         surviving = [col for col in columns if col[2] and col[0] not in failed]
         if is_write:
@@ -405,24 +541,34 @@ class TopVdev:
         )
         return spares
 
-    def _pick_mirror_child(self, offset: int) -> int:
-        """``vdev_mirror_child_select()``: least load = active I/Os + seek penalty
-        (rotating: 0 at the last offset, 2 within 1 MiB, else 5; SSD: 0 or 1)."""
+    def _pick_mirror_child(self, offset: int, size: int) -> int:
+        """``vdev_mirror_child_select()`` / ``vdev_mirror_load()``: least load, where load =
+        the child's *active* I/Os (``vdev_queue_length()``; queued ones do not count, in
+        0.7 through 2.4) + a seek increment: rotating, 0 at the child's last offset
+        (``zfs_vdev_mirror_rotating_inc``), half of ``zfs_vdev_mirror_rotating_seek_inc``
+        (5 // 2 = 2) when ``ABS(last - offset) < zfs_vdev_mirror_rotating_seek_offset``
+        (strictly less), else 5; non-rotating 0 or 1. The last offset is
+        ``vdev_queue_last_offset()``, the end of the last I/O the child's queue issued
+        (0.8+); 0.7 keeps ``vq_lastoffset`` apart, set by the mirror when it picks the child
+        to the end of the I/O it sends there (``vdev_queue_register_lastoffset()``)."""
         best, best_load, tied = 0, None, []
         for i, leaf in self._readable:
-            distance = abs(offset - leaf.last_offset)
+            last = leaf.last_offset if self._mirror_last is None else self._mirror_last[i]
+            distance = abs(offset - last)
             if self.rotating:
-                near = distance <= MIRROR_ROTATING_SEEK_OFFSET
+                near = distance < MIRROR_ROTATING_SEEK_OFFSET
                 penalty = 0 if distance == 0 else (2 if near else 5)
             else:
                 penalty = 0 if distance == 0 else 1
-            load = leaf.queued + penalty
+            load = leaf.active_ios + penalty
             if best_load is None or load < best_load:
                 best, best_load, tied = i, load, [i]
             elif load == best_load:
                 tied.append(i)
         if len(tied) > 1:
             best = tied[(offset >> MIRROR_SHIFT) % len(tied)]
+        if self._mirror_last is not None:
+            self._mirror_last[best] = offset + size
         return best
 
     def io(
@@ -433,18 +579,21 @@ class TopVdev:
         klass: int,
         done: Callback,
         flush: bool = False,
+        track: list[tuple[LeafQueue, Zio]] | None = None,
     ) -> int:
         """Issue a block read or write; ``done`` when every leaf I/O finished (``flush``: each
         leaf write also reaches stable media, as a ZIL block on a log device does). Returns
-        the number of leaf I/Os."""
+        the number of leaf I/Os; ``track`` gets each (leaf queue, zio), so the caller can
+        change their priority later (:meth:`LeafQueue.promote`)."""
         ios = self.leaf_ios(offset, psize, is_write)
         if self.failed and self._rebuilt and self.on_reconstruct is not None:
             done = functools.partial(self.on_reconstruct, self._rebuilt, done)
         countdown = Countdown(len(ios), done)
         for leaf, leaf_offset, nbytes in ios:
-            self.leaves[leaf].add(
-                Zio(leaf_offset, nbytes, is_write, klass, countdown.tick, needs_flush=flush)
-            )
+            zio = Zio(leaf_offset, nbytes, is_write, klass, countdown.tick, needs_flush=flush)
+            if track is not None:
+                track.append((self.leaves[leaf], zio))
+            self.leaves[leaf].add(zio)
         return len(ios)
 
     def flush(self, done: Callback) -> None:

@@ -10,12 +10,20 @@ from __future__ import annotations
 import functools
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import numpy as np
 import simpy
 
-from zsim.des.vdev import ASYNC_WRITE, SYNC_WRITE, Countdown, LeafQueue, TopVdev, Zio
+from zsim.des.txg_runs import TxgState, WriteRun, uberblock_zio
+from zsim.des.vdev import (
+    ASYNC_READ,
+    ASYNC_WRITE,
+    SYNC_READ,
+    Countdown,
+    LeafQueue,
+    TopVdev,
+    Zio,
+)
 from zsim.layout.alloc import psize_to_asize
 from zsim.machine import memory
 from zsim.machine.costs import CpuCosts, cpu_costs
@@ -23,7 +31,7 @@ from zsim.machine.resources import CpuPool, after
 from zsim.scenario import Scenario
 from zsim.units import KiB, MiB
 from zsim.zfs.arc import RecordCache, arc_data_bytes
-from zsim.zfs.compression import compressed_psize
+from zsim.zfs.compression import compressed_psize, sparse_record_psize
 from zsim.zfs.indirect import (
     BPS_PER_INDIRECT,
     INDIRECT_BYTES,
@@ -48,48 +56,6 @@ L2ARC_HEADER_BYTES = 96
 ``HDR_L2ONLY_SIZE``; about 70–100 B by release)."""
 
 
-class _Run:
-    """Records of one txg written back to back on one top-level vdev, issued as one I/O per
-    leaf: what ``vdev_queue_aggregate()`` would make of their column writes anyway (adjacent
-    async writes, up to the aggregation limit), without queueing each column on its own."""
-
-    __slots__ = ("done", "extents", "txg")
-
-    def __init__(self, txg: _Txg):
-        self.txg = txg
-        self.extents: dict[int, list[int]] = {}  # leaf → [start, end)
-        self.done: list[Callback] = []
-
-    def accepts(self, columns: list[tuple[int, int, int]], limit: int) -> bool:
-        for leaf, offset, nbytes in columns:
-            ext = self.extents.get(leaf)
-            if ext is None:
-                continue
-            if offset != ext[1] or offset + nbytes - ext[0] > limit:
-                return False
-        return True
-
-    def add(self, columns: list[tuple[int, int, int]], done: Callback) -> None:
-        for leaf, offset, nbytes in columns:
-            ext = self.extents.get(leaf)
-            if ext is None:
-                self.extents[leaf] = [offset, offset + nbytes]
-            else:
-                ext[1] = offset + nbytes
-        self.done.append(done)
-
-
-@dataclass
-class _Txg:
-    records: dict[tuple[int, int], None] = field(default_factory=dict)
-    bytes: int = 0
-    pending: int = 0
-    synced: bool = False
-    cpu_left: int = 0  # records whose sync CPU work has not run yet
-    #: records a ZIL commit already wrote to their final place (dmu_sync): not rewritten
-    presynced: set[tuple[int, int]] = field(default_factory=set)
-
-
 class ZfsModel:
     """Records, ARC, dirty data and txg sync over a set of top-level vdevs."""
 
@@ -110,7 +76,19 @@ class ZfsModel:
         self.recordsize = pool.recordsize
         self.ashift = pool.ashift
         ratio = pool.compress_ratio if pool.compression != "off" else 1.0
+        self.compression = pool.compression
+        self.compress_ratio = ratio
         self.psize = compressed_psize(self.recordsize, ratio, self.ashift)
+        #: records of sparse files first written in this run and not yet written whole:
+        #: (bytes of data written so far, separate writes into it). The rest of such a
+        #: record is the hole's zeros, which compression stores as almost nothing
+        #: (sparse_record_psize). Only kept with compression on (off, the zeros are written
+        #: in full); an entry goes once the record is whole, so at most one per record of
+        #: the jobs' files (njobs × file_records) and, for sequential writers, about one
+        #: per job.
+        self.partial: dict[tuple[int, int], tuple[int, int]] = {}
+        self._psize_asize: dict[tuple[int, int], int] = {}
+        self._psize_traffic: dict[int, float] = {}
         special = list(special or [])
         # spa_preferred_class(): metadata to the special class when there is one, and data
         # blocks whose physical size is at most special_small_blocks
@@ -125,7 +103,7 @@ class ZfsModel:
         self.tops = tops
         self.meta_tops = special or tops
         self.meta_rotor = 0
-        self.runs: dict[int, _Run] = {}  # vdev index → the run of records being assembled
+        self.runs: dict[int, WriteRun] = {}  # vdev index → the run of records being assembled
         self.meta_compress_per_byte = cpu_costs(
             hw.cpu_ghz,
             pool.checksum,
@@ -155,6 +133,7 @@ class ZfsModel:
             if any(t.vdev.kind in ("raidz", "draid") for t in tops)
             else 0.0
         )
+        self.parity_ratio = parity_ratio
         self.write_traffic = memory.write_record_bytes(
             self.recordsize,
             self.psize,
@@ -187,14 +166,18 @@ class ZfsModel:
         self.max_dirty = 0
         self.fill_mark = self.txg.delay_min_fraction * self.txg.dirty_max
         self.filled_at: float | None = None
-        self.open = _Txg()
-        self.syncing: _Txg | None = None
+        self.open = TxgState()
+        self.syncing: TxgState | None = None
         self.sync_wanted = False
         self.last_sync_start = 0.0
         self.throttled: deque[Callback] = deque()
         self.last_wakeup = 0.0
         self.delay_time = 0.0
         self.inflight: dict[tuple[int, int], list[Callback]] = {}
+        # the leaf zios of records being read at async (prefetch) priority, which a demand
+        # read may promote (arc_read() -> zio_change_priority(), 0.8.0+)
+        self.async_zios: dict[tuple[int, int], list[tuple[LeafQueue, Zio]]] = {}
+        self.promote_async = self.version.at_least(0, 8)
         self.location: dict[tuple[int, int], tuple[int, int]] = {}
         self.rng = rng
         self.leaf_queues = [leaf for t in self.all_tops for leaf in t.leaves]
@@ -227,13 +210,76 @@ class ZfsModel:
             base = 512 * KiB * top.vdev.width
         return max(int(base * self.weights[index] * len(self.tops)), 1)
 
-    def next_vdev(self) -> int:
-        """The rotor: stay on a vdev for its aliquot, then move on; returns the vdev index."""
+    def next_vdev(self, psize: int | None = None) -> int:
+        """The rotor: stay on a vdev for its aliquot, then move on; returns the vdev index.
+        ``psize``: the block's physical size (default: a full record's)."""
         if self.rotor_left <= 0:
             self.rotor = (self.rotor + 1) % len(self.tops)
             self.rotor_left = self._aliquot(self.rotor)
-        self.rotor_left -= self.asizes[self.rotor]
+        self.rotor_left -= (
+            self.asizes[self.rotor] if psize is None else self.asize(self.rotor, psize)
+        )
         return self.rotor
+
+    def asize(self, v: int, psize: int) -> int:
+        """Allocated bytes of a block of ``psize`` physical bytes on data vdev ``v``."""
+        if psize == self.psize:
+            return self.asizes[v]
+        found = self._psize_asize.get((v, psize))
+        if found is None:
+            found = self._psize_asize[v, psize] = psize_to_asize(
+                self.tops[v].vdev, psize, self.ashift
+            )
+        return found
+
+    # ---- records of sparse files
+    def fill_hole(self, key: tuple[int, int], nbytes: int, first: bool) -> None:
+        """A write of ``nbytes`` into a record of a sparse file that was a hole when the run
+        began (``first``: its first write). Tracked with compression on only."""
+        if self.compression == "off":
+            return
+        if first:
+            done, writes = 0, 0
+        else:
+            entry = self.partial.get(key)
+            if entry is None:  # written whole already: an ordinary record
+                return
+            done, writes = entry
+        # fio's random map (on unless norandommap) writes every block of the file once
+        # before any block twice, so each write adds new bytes
+        done += nbytes
+        if done >= self.recordsize:
+            self.partial.pop(key, None)
+        else:
+            self.partial[key] = (done, writes + 1)
+
+    def record_psize(self, key: tuple[int, int]) -> int:
+        """Physical size of a record as it would be written now."""
+        entry = self.partial.get(key)
+        if entry is None:
+            return self.psize
+        return sparse_record_psize(
+            self.recordsize,
+            entry[0],
+            self.compress_ratio,
+            self.ashift,
+            self.compression,
+            extents=entry[1],
+        )
+
+    def _write_traffic(self, psize: int) -> float:
+        if psize == self.psize:
+            return self.write_traffic
+        found = self._psize_traffic.get(psize)
+        if found is None:
+            found = self._psize_traffic[psize] = memory.write_record_bytes(
+                self.recordsize,
+                psize,
+                compressing=self.compression != "off",
+                checksumming=self.sc.pool.checksum != "off",
+                parity_ratio=self.parity_ratio,
+            )
+        return found
 
     def _fill(self) -> float:
         """Allocated fraction of the pool: ``pool.allocated`` over usable space, else ``fill``."""
@@ -314,23 +360,43 @@ class ZfsModel:
         waiting = self.inflight.get(key)
         if waiting is not None:
             waiting.append(done)
+            if klass == SYNC_READ and key in self.async_zios:
+                # arc_read() (module/zfs/arc.c, 0.8.0+): a sync read that finds the block's
+                # read in flight at async priority (ARC_FLAG_PRIO_ASYNC_READ) calls
+                # zio_change_priority(), which re-queues each still-queued leaf zio as a
+                # sync read (vdev_queue_change_io_priority()); 0.7 just waits
+                for leaf, zio in self.async_zios.pop(key):
+                    leaf.promote(zio)
             return False
         self.inflight[key] = [done]
+        track: list[tuple[LeafQueue, Zio]] | None = None
+        if klass == ASYNC_READ and self.promote_async:
+            track = self.async_zios[key] = []
         if use_cache and self.l2_hit and self.rng.random() < self.l2_hit:
             # an L2ARC hit: one read of the compressed block from a cache device
             self.l2_hits += 1
             top = self.cache_tops[key[1] % len(self.cache_tops)]
             offset = (hash(key) % max(1, top.space // self.psize)) * self.psize
-            top.io(offset, self.psize, False, klass, lambda: self._read_done(key, use_cache))
+            top.io(
+                offset,
+                self.psize,
+                False,
+                klass,
+                lambda: self._read_done(key, use_cache),
+                track=track,
+            )
             return False
         v, offset = self.locate(key)
-        self.l2_pending_feed += self.psize  # evicts another record, which the feed may take
-        self.tops[v].io(offset, self.psize, False, klass, lambda: self._read_done(key, use_cache))
+        psize = self.record_psize(key)
+        self.l2_pending_feed += psize  # evicts another record, which the feed may take
+        self.tops[v].io(
+            offset, psize, False, klass, lambda: self._read_done(key, use_cache), track=track
+        )
         return False
 
     def _read_done(self, key: tuple[int, int], use_cache: bool) -> None:
         c = self.costs
-        work = c.read_record(self.psize) + self.read_children * c.leaf_io
+        work = c.read_record(self.record_psize(key)) + self.read_children * c.leaf_io
         if use_cache:  # the record gets an ARC buffer (and, once the ARC is full, evicts one)
             work += self.recordsize * c.cache_pages_per_byte
         self.cpu.run(
@@ -338,6 +404,7 @@ class ZfsModel:
         )
 
     def _read_ready(self, key: tuple[int, int], use_cache: bool) -> None:
+        self.async_zios.pop(key, None)
         if use_cache:
             self.arc.insert(key)
         for cb in self.inflight.pop(key):
@@ -433,7 +500,7 @@ class ZfsModel:
     def _start_sync(self) -> None:
         if not self.open.records and not self.scan_active():
             return
-        txg, self.open = self.open, _Txg()
+        txg, self.open = self.open, TxgState()
         self.syncing = txg
         self.sync_wanted = False
         self.last_sync_start = self.env.now
@@ -459,10 +526,18 @@ class ZfsModel:
         per_record = c.write_record(self.recordsize, self.psize, bool(parity))
         per_record += self.children * c.leaf_io
         for key in keys:
+            # the record as it is when the txg closes (later writes go to the next txg's
+            # copy): a partly written record of a sparse file is smaller (fill_hole)
+            psize = self.record_psize(key) if self.partial else self.psize
+            work, traffic = per_record, self.write_traffic
+            if psize != self.psize:
+                work = c.write_record(self.recordsize, psize, bool(parity))
+                work += self.children * c.leaf_io
+                traffic = self._write_traffic(psize)
             self.cpu.run(
-                per_record,
-                functools.partial(self._write_record, txg, key),
-                self.write_traffic,
+                work,
+                functools.partial(self._write_record, txg, key, psize),
+                traffic,
                 background=True,
             )
         for psize, copy in meta:
@@ -516,7 +591,7 @@ class ZfsModel:
             out.extend((psize, k) for k in range(copies))
         return out
 
-    def _write_meta(self, txg: _Txg, psize: int, copy: int) -> None:
+    def _write_meta(self, txg: TxgState, psize: int, copy: int) -> None:
         """One indirect block copy to the metadata class (special vdevs, else the pool);
         a ditto copy goes to another vdev, or 1/8 of the vdev away on the same one
         (``metaslab_alloc_dva()``'s ditto distance)."""
@@ -530,19 +605,20 @@ class ZfsModel:
         self.meta_blocks_written += 1
         top.io(offset, psize, True, ASYNC_WRITE, lambda: self._txg_part_done(txg))
 
-    def _write_record(self, txg: _Txg, key: tuple[int, int]) -> None:
-        v = self.next_vdev()
+    def _write_record(self, txg: TxgState, key: tuple[int, int], psize: int | None = None) -> None:
+        psize = self.psize if psize is None else psize
+        v = self.next_vdev(psize)
         top = self.tops[v]
-        offset = top.allocate(self.asizes[v])
+        offset = top.allocate(self.asize(v, psize))
         self.location[key] = (v, offset)
-        columns = top.leaf_ios(offset, self.psize, True)
+        columns = top.leaf_ios(offset, psize, True)
         limit = top.leaves[0].aggregation_limit
         run = self.runs.get(v)
         if run is not None and not run.accepts(columns, limit):
             self._issue_run(v)
             run = None
         if run is None:
-            run = self.runs[v] = _Run(txg)
+            run = self.runs[v] = WriteRun(txg)
         run.add(columns, lambda: self._record_written(txg))
         txg.cpu_left -= 1
         if txg.cpu_left == 0:  # the last record of the txg: nothing more will join a run
@@ -562,19 +638,19 @@ class ZfsModel:
         for leaf, (start, end) in run.extents.items():
             top.leaves[leaf].add(Zio(start, end - start, True, ASYNC_WRITE, countdown.tick))
 
-    def _record_written(self, txg: _Txg) -> None:
+    def _record_written(self, txg: TxgState) -> None:
         self.dirty -= self.recordsize
         self._update_async_limit()
         while self.throttled and self.dirty < self.txg.dirty_max:
             self.throttled.popleft()()
         self._txg_part_done(txg)
 
-    def _txg_part_done(self, txg: _Txg) -> None:
+    def _txg_part_done(self, txg: TxgState) -> None:
         txg.pending -= 1
         if txg.pending == 0:
             self._data_synced(txg)
 
-    def _data_synced(self, txg: _Txg) -> None:
+    def _data_synced(self, txg: TxgState) -> None:
         """The txg's data and metadata are written; a scan takes its slice (dsl_scan_sync in
         spa_sync's first pass), then the uberblocks."""
         if self.scan_slice is not None:
@@ -582,7 +658,7 @@ class ZfsModel:
         else:
             self._write_uberblocks(txg)
 
-    def _write_uberblocks(self, txg: _Txg) -> None:
+    def _write_uberblocks(self, txg: TxgState) -> None:
         """End of ``spa_sync()``: labels/uberblock written to every leaf with a cache flush."""
         leaves = [(t, i) for t in self.all_tops for i in range(len(t.leaves))]
         left = [len(leaves)]
@@ -593,9 +669,9 @@ class ZfsModel:
                 self._sync_done(txg)
 
         for top, i in leaves:
-            top.leaves[i].add(_ub_zio(top, one_done))
+            top.leaves[i].add(uberblock_zio(top, one_done))
 
-    def _sync_done(self, txg: _Txg) -> None:
+    def _sync_done(self, txg: TxgState) -> None:
         for key in txg.records:
             self.arc.insert(key)
         txg.synced = True
@@ -603,15 +679,3 @@ class ZfsModel:
         self.txgs_synced += 1
         if self.sync_wanted or self.open.bytes >= self.txg.sync_bytes or self.scan_active():
             self._start_sync()
-
-
-def _ub_zio(top: TopVdev, done: Callback) -> Zio:
-    # the uberblock ring lives in the labels at the start of the device
-    return Zio(
-        offset=128 * KiB,
-        nbytes=1 << top.ashift,
-        is_write=True,
-        klass=SYNC_WRITE,
-        done=done,
-        needs_flush=True,
-    )

@@ -22,7 +22,8 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Literal
 
-from zsim.errors import CatalogError, UnitError
+from zsim.errors import CatalogError, UnitError, ZsimError
+from zsim.files import TOML_LIMIT, read_bytes
 from zsim.units import parse_count, parse_rate, parse_size, parse_time
 
 SCHEMA_VERSION = 1
@@ -360,21 +361,50 @@ def _read_toml(text: str, where: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise CatalogError(f"{where} is not valid TOML: {err}") from None
+    except RecursionError:
+        raise CatalogError(f"{where} is nested too deeply; flatten its arrays") from None
+
+
+def _entry_is_file(entry: Traversable) -> bool:
+    try:
+        return entry.is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def load_profile(spec: str | Path | Mapping[str, Any]) -> Profile:
     """Load a profile by catalog name, by path to a TOML file, or from an inline table."""
     if isinstance(spec, Mapping):
         return parse_profile(spec)
+    if not isinstance(spec, (str, Path)):
+        raise CatalogError(
+            f"load_profile: spec must be a catalog name, a path or a table, not "
+            f"{type(spec).__name__}; give e.g. 'seagate-ironwolf-12tb'"
+        )
     text = str(spec)
+    if "\0" in text or len(text) > 4096:
+        raise CatalogError(
+            f"profile {text[:40]!r}… is not a catalog name or a path (too long or a NUL byte); "
+            "run 'zsim models' to list the names"
+        )
     if text.endswith(".toml") or "/" in text or isinstance(spec, Path):
         path = Path(text)
-        if not path.is_file():
+        if not path.exists():
             raise CatalogError(f"profile file {text!r} does not exist; give a path to a TOML file")
-        data = _read_toml(path.read_text(encoding="utf-8"), str(path))
+        try:
+            raw = read_bytes(path, limit=TOML_LIMIT, what="profile file")
+        except ZsimError as err:
+            raise CatalogError(str(err)) from None
+        try:
+            decoded = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise CatalogError(
+                f"profile file {text!r} is not UTF-8 text; give a TOML profile"
+            ) from None
+        data = _read_toml(decoded, str(path))
         return parse_profile(data, path.stem, where=str(path))
     entry = catalog_root().joinpath(f"{text}.toml")
-    if not entry.is_file():
+    if len(text) > 200 or not _entry_is_file(entry):
         names = [e.name.removesuffix(".toml") for e in _catalog_files()]
         hint = difflib.get_close_matches(text, names, n=1)
         fix = f"did you mean {hint[0]!r}?" if hint else "run 'zsim models' to list them"

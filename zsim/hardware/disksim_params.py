@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from zsim.errors import ZsimError
+from zsim.files import TEXT_LIMIT, read_bytes
 from zsim.hardware.hdd.geometry import ExactGeometry, GeoZone
 
 _PUNCT = set("{}[],=")
@@ -164,7 +165,9 @@ def parse_disksim(text: str, source: str = "disksim", folder: Path | None = None
 def _parse_file(path: Path, depth: int = 0) -> dict[str, Any]:
     if not path.is_file():
         raise ZsimError(f"DiskSim parameter file {str(path)!r} does not exist")
-    text = path.read_text(encoding="utf-8", errors="replace")
+    text = read_bytes(path, limit=TEXT_LIMIT, what="DiskSim parameter file").decode(
+        "utf-8", errors="replace"
+    )
     return _Parser(path.parent, depth).top(_Tokens(text, str(path)))
 
 

@@ -43,10 +43,10 @@ MAX_PARITY = 3  # VDEV_RAIDZ_MAXPARITY / VDEV_DRAID_MAXPARITY
 MAX_DEVICES = 10_000  # zsim's own bound, so a typo like "stripe 1000000" fails fast
 MD_DEFAULT_CHUNK = 512 * KiB  # mdadm's default chunk since 3.1
 
-_MULTIPLIER = re.compile(r"^(\d+)[xX×]$")
-_RAIDZ = re.compile(r"^raidz([0-9]*)$")
-_DRAID = re.compile(r"^draid([0-9]*)((?::[^:\s]*)*)$")
-_INTEGER = re.compile(r"^\d+$")
+_MULTIPLIER = re.compile(r"^([0-9]{1,9})[xX×]$")
+_RAIDZ = re.compile(r"^raidz([0-9]{0,9})$")
+_DRAID = re.compile(r"^draid([0-9]{0,9})((?::[^:\s]*)*)$")
+_INTEGER = re.compile(r"^[0-9]+$")
 _CLASS_WORDS: dict[str, VdevClass] = {
     "log": "log",
     "logs": "log",
@@ -165,6 +165,11 @@ def _zfs_specs(tokens: list[str], text: str) -> Iterator[_Spec]:
         if word == "+":
             if repeat is not None:
                 raise LayoutError(f"'{repeat}x' in {text!r} is not followed by a vdev type")
+            if i == 0 or i == len(tokens) - 1 or tokens[i + 1] == "+":
+                raise LayoutError(
+                    f"'+' in {text!r} must join two groups of vdevs; remove the stray '+' "
+                    "(e.g. 'raidz2 8 + raidz2 8')"
+                )
             i += 1
             continue
         if word in _CLASS_WORDS:
@@ -228,7 +233,7 @@ def _zfs_specs(tokens: list[str], text: str) -> Iterator[_Spec]:
 
 def _spec_from_args(word: str, args: list[str], repeat: int, vclass: VdevClass, text: str) -> _Spec:
     if not args:
-        if word.startswith("draid") and re.search(r":\d+c", word):
+        if word.startswith("draid") and re.search(r":[0-9]+c", word):
             return _Spec(word, _draid_children_from_word(word, text), (), repeat, vclass)
         example = "stripe 4" if word == "stripe" else f"{word} 4"
         raise LayoutError(
@@ -259,6 +264,10 @@ def _reject_integers(args: list[str], word: str, text: str) -> None:
 
 
 def _count(token: str, what: str, text: str) -> int:
+    if len(token) > 9:
+        raise LayoutError(
+            f"{token[:12]}… {what} in {text[:60]!r} is more than zsim models ({MAX_DEVICES})"
+        )
     value = int(token)
     if value < 1:
         raise LayoutError(f"the number of {what} in {text!r} must be at least 1, not {value}")
@@ -268,7 +277,7 @@ def _count(token: str, what: str, text: str) -> int:
 
 
 def _draid_children_from_word(word: str, text: str) -> int:
-    children = re.search(r":(\d+)c", word)
+    children = re.search(r":([0-9]+)c", word)
     assert children is not None
     return _count(children.group(1), "dRAID children", text)
 
@@ -341,7 +350,7 @@ def _make_draid(word: str, devices: tuple[str, ...], vclass: VdevClass, text: st
     ndata: int | None = None
     nspares = 0
     for part in match.group(2).split(":")[1:]:
-        m = re.fullmatch(r"(\d+)([cdsCDS])", part)
+        m = re.fullmatch(r"([0-9]{1,9})([cdsCDS])", part)
         if m is None:
             raise LayoutError(
                 f"'{word}' in {text!r}: each ':' part is a number with d, s or c, like "

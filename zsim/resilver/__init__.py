@@ -24,6 +24,12 @@ def resilver(sc: Scenario, seed: int = 1, *, durability: bool = True) -> Resilve
     """Simulate the resilver ``sc`` describes: :func:`zsim.resilver.run.simulate_resilver`
     (imported here, on the first call, so that ``import zsim`` does not load the
     discrete-event engine)."""
+    from zsim.errors import ZsimError, check_arg
     from zsim.resilver.run import simulate_resilver
+    from zsim.scenario.schema import Scenario
 
+    check_arg("resilver", "sc", sc, Scenario, "a Scenario (from load_scenario)")
+    check_arg("resilver", "seed", seed, int, "a whole number ≥ 0")
+    if seed < 0:
+        raise ZsimError(f"resilver: seed {seed} must be 0 or more")
     return simulate_resilver(sc, seed, durability=durability)

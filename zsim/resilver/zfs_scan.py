@@ -237,7 +237,7 @@ class ZfsScan:
         if self.spare == "distributed":
             return  # the slice's spare columns on surviving children take the writes
         # the new disk sits in the failed disk's slot: same device model and bus path
-        leaf = LeafQueue(missing.device, self.aggregation)
+        leaf = LeafQueue(missing.device, self.aggregation, missing.version)
         leaf.set_scan_limits(self.t.scrub_max_active, self.t.nia)
         lane.new_leaf = leaf
         self.engine.zfs.add_leaf_queue(leaf)  # follows the async-write ramp
@@ -453,7 +453,7 @@ class ZfsScan:
             size = -(-nbytes // (1 << top.ashift)) << top.ashift
             if self.mode == "scrub":
                 return [(i, offset, size) for i in lane.alive], [], size
-            reads = [(top._pick_mirror_child(offset), offset, size)]
+            reads = [(top._pick_mirror_child(offset, size), offset, size)]
             assert lane.target is not None
             return reads, [(lane.target, offset, size)], size
         if self.mode == "sequential":

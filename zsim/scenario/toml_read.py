@@ -6,12 +6,14 @@ file and applies ``--set`` overrides (:mod:`zsim.scenario.overrides`) first.
 
 from __future__ import annotations
 
+import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from zsim.errors import ZsimError
+from zsim.errors import ZsimError, check_arg
+from zsim.files import TOML_LIMIT, read_bytes
 from zsim.hardware.catalog import Profile, load_profile, parse_profile
 from zsim.scenario.checks import both_fill_and_allocated, foreign_key
 from zsim.scenario.keys import (
@@ -138,7 +140,7 @@ def _workload(values: dict[str, Any], base: Path) -> Workload:
                 raise foreign_key(key, tool, values[key])
     if tool == "trace" and values.get("file"):
         path = resolve_path(values["file"], base)
-        if not path.is_file():
+        if not _is_file(path):
             detail = f"no trace file at {path}; give a path relative to the scenario file"
             raise bad_value("workload", "file", values["file"], detail)
         values["file"] = str(path)
@@ -181,6 +183,13 @@ def scenario_from_dict(
     ``source`` starts every error message (the file name); relative profile and trace paths
     are taken from ``base_dir`` (default: the current directory).
     """
+    check_arg("scenario_from_dict", "data", data, Mapping, "a table (dict) of TOML tables")
+    bad = [k for k in data if not isinstance(k, str)]
+    if bad:
+        raise ScenarioError(
+            f"scenario_from_dict: data keys must be table names (text), not "
+            f"{type(bad[0]).__name__}; give e.g. {{'pool': {{'layout': 'raidz2 8'}}}}"
+        )
     base = Path(base_dir if base_dir is not None else Path.cwd()).resolve()
     try:
         return _build(data, base)
@@ -188,26 +197,44 @@ def scenario_from_dict(
         raise ScenarioError(f"{source}: {err}") from None
 
 
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except (OSError, ValueError):  # a name too long, a NUL byte
+        return False
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False
+
+
 def _read_toml(path: Path, source: str) -> dict[str, Any]:
     """The TOML document at ``path``; a missing, unreadable or invalid file is an error."""
-    if not path.is_file():
-        what = "is a folder" if path.is_dir() else "does not exist"
+    if not _exists(path):
+        what = "does not exist"
         raise ScenarioError(
             f"{source}: the scenario file {what}; give the path of a .toml file "
             f"(examples in examples/scenarios/)"
         )
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        data = read_bytes(path, limit=TOML_LIMIT, what="scenario file")
+    except ZsimError as err:
+        raise ScenarioError(str(err)) from None
+    try:
+        return tomllib.loads(data.decode("utf-8"))
     except tomllib.TOMLDecodeError as err:
         raise ScenarioError(
             f"{source}: not valid TOML: {err}; fix the syntax at that place"
         ) from None
+    except RecursionError:
+        raise ScenarioError(
+            f"{source}: its arrays or tables are nested too deeply; flatten them"
+        ) from None
     except UnicodeDecodeError:
         raise ScenarioError(f"{source}: not UTF-8 text; save it as UTF-8 TOML") from None
-    except OSError as err:
-        raise ScenarioError(
-            f"{source}: cannot read it ({err.strerror}); check permissions"
-        ) from None
 
 
 def load_scenario(path: str | Path, overrides: list[str] | None = None) -> Scenario:
@@ -215,6 +242,15 @@ def load_scenario(path: str | Path, overrides: list[str] | None = None) -> Scena
 
     Relative profile and trace paths in the file are taken from the file's folder.
     """
+    check_arg("load_scenario", "path", path, (str, os.PathLike), "the path of a scenario file")
+    given: Any = overrides  # callers pass anything
+    if given is not None and (
+        not isinstance(given, list | tuple) or not all(isinstance(o, str) for o in given)
+    ):
+        raise ScenarioError(
+            "load_scenario: overrides must be a list of 'key=value' texts, e.g. "
+            "['pool.recordsize=1M']"
+        )
     file = Path(path)
     data = _read_toml(file, str(path))
     if overrides:

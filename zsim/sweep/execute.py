@@ -65,6 +65,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from zsim.errors import ZsimError
+from zsim.files import RESULTS_LIMIT, read_bytes
 from zsim.sweep.point import SweepPoint, evaluate_point
 
 #: Environment variable naming the Dask scheduler when ``scheduler`` is not given.
@@ -409,12 +410,9 @@ class _ResultStore:
 
     def load(self) -> dict[str, dict[str, Any]]:
         """Rows by key; cuts a last line left without its newline off the file."""
-        try:
-            data = self.path.read_bytes()
-        except FileNotFoundError:
+        if not os.path.lexists(self.path):
             return {}
-        except OSError as err:
-            raise ZsimError(f"cannot read results file {self.path}: {err}") from err
+        data = read_bytes(self.path, limit=RESULTS_LIMIT, what="results file")
         end = data.rfind(b"\n") + 1
         if end < len(data):  # killed while writing the last line: drop it, re-run its point
             try:

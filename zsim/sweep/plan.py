@@ -56,6 +56,7 @@ WORKLOAD_METRICS: tuple[str, ...] = (
     "ci_rel",
     "seed",
     "error",
+    "accuracy",
 )
 #: What each column holds, in which unit (``docs/sweep.md`` prints this table).
 UNITS: dict[str, str] = {
@@ -83,6 +84,9 @@ UNITS: dict[str, str] = {
     "W.ci_rel": "95% CI half-width / mean (des only)",
     "W.seed": "the point's seed",
     "W.error": "why the engine gave no figures for this point (empty: it did)",
+    "W.accuracy": "{class, points, rel_error_p10, rel_error_p90, engine}: the band of errors "
+    "measured on validation points of the prediction's class (p10/p90 empty below 5 points; "
+    "CSV: compact JSON)",
     "engine": "analytic | des | baseline (auto: whichever ran)",
 }
 

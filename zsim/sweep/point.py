@@ -118,5 +118,6 @@ def evaluate_point(point: SweepPoint) -> dict[str, Any]:
         row[f"{name}_latency_p99_s"] = d.latency_p99
     row["limit"] = res.limit
     row["ci_rel"] = res.ci_rel
+    row["accuracy"] = res.accuracy
     row["error"] = None
     return row

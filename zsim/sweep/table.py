@@ -34,7 +34,8 @@ units:
   no price is known — never guessed.
 * per workload ``W``, ``WORKLOAD_METRICS`` as ``W.bytes_per_s``, ``W.iops`` (read +
   write), ``W.latency_mean_s``, ``W.latency_p99_s``, ``W.limit``, ``W.usd_per_iops``,
-  ``W.ci_rel``, ``W.seed``, ``W.error``.
+  ``W.ci_rel``, ``W.seed``, ``W.error``, ``W.accuracy`` (the answer's band, a dict; compact
+  JSON in CSV).
 * ``engine``.
 """
 
@@ -126,6 +127,7 @@ def _figures(result: Mapping[str, Any], cost: float | None) -> dict[str, Any]:
         "usd_per_iops": cost / iops if cost is not None and iops > 0 else None,
         "ci_rel": result.get("ci_rel"),
         "error": None,
+        "accuracy": result.get("accuracy"),
     }
     # A non-finite figure is no figure (and JSON cannot hold it).
     return {
@@ -229,7 +231,7 @@ class SweepTable:
         writer = csv.writer(buf, lineterminator="\n")
         writer.writerow(self.columns)
         for row in self.rows:
-            writer.writerow(["" if row.get(c) is None else row.get(c) for c in self.columns])
+            writer.writerow([_csv_cell(row.get(c)) for c in self.columns])
         return buf.getvalue()
 
     def write(self, path: str | Path) -> Path:
@@ -242,6 +244,15 @@ class SweepTable:
     def text(self) -> str:
         """A compact text table (the ``zsim sweep`` output)."""
         return render_text(self)
+
+
+def _csv_cell(value: Any) -> Any:
+    """None → an empty cell; a dict (``W.accuracy``) → compact JSON; anything else as is."""
+    if value is None:
+        return ""
+    if isinstance(value, dict):
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return value
 
 
 def check_out_path(path: str | Path) -> Path:

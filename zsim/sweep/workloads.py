@@ -57,6 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from zsim.errors import ZsimError
+from zsim.files import TOML_LIMIT, read_bytes
 from zsim.scenario import scenario_from_dict
 from zsim.units import KiB, parse_size
 
@@ -215,14 +216,16 @@ def load_workloads_file(path: str | Path) -> dict[str, WorkloadSpec]:
     """Read ``[workload.NAME]`` tables from a TOML file (module docstring), validated."""
     file = Path(path)
     where = str(path)
-    if not file.is_file():
+    if not file.exists():
         raise ZsimError(
             f"workloads file {where!r} does not exist; give a TOML file of [workload.NAME] tables"
         )
     try:
-        data = tomllib.loads(file.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_bytes(file, limit=TOML_LIMIT, what="workloads file").decode())
     except tomllib.TOMLDecodeError as err:
         raise ZsimError(f"{where}: not valid TOML: {err}; fix the syntax there") from None
+    except RecursionError:
+        raise ZsimError(f"{where}: nested too deeply; flatten its arrays") from None
     except UnicodeDecodeError:
         raise ZsimError(f"{where}: not UTF-8 text; save it as UTF-8 TOML") from None
     extra = [k for k in data if k != "workload"]

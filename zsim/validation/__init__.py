@@ -10,6 +10,10 @@
   published raw files with zsim's own parsers (``calibration/derive_*.py``);
 * :mod:`~zsim.validation.profile` — ``zsim validate --profile``: a (fitted) profile's
   predictions against the fio/dd results it came from, with leave-one-out refits;
+* :mod:`~zsim.validation.report` — every set's points in one form, their per-class and per-set
+  summaries, and the files ``zsim validate --all`` writes (``docs/validation.md``, the
+  residuals ``accuracy.toml``); :mod:`~zsim.validation.accuracy` — the class of a prediction
+  and the band of its class (defined in :mod:`zsim.scenario.accuracy`, re-exported);
 * :mod:`~zsim.validation.common` — :func:`~zsim.validation.common.reference_root` (where the
   bundled data is) and the error helpers every table uses.
 """

@@ -6,20 +6,14 @@ The reference data is ``calibration/reference`` of a checkout, shipped in the wh
 
 from __future__ import annotations
 
-import importlib.resources
 import statistics
 from collections.abc import Iterable
-from importlib.resources.abc import Traversable
-from pathlib import Path
 
+# where the bundled data is: defined with the prediction classes, whose residuals file is
+# part of it and which zsim.simulate (lower in the layers) reads
+from zsim.scenario.accuracy import reference_root
 
-def reference_root() -> Traversable:
-    """``calibration/reference`` of the checkout, or ``zsim/reference`` inside the wheel."""
-    packaged = importlib.resources.files("zsim").joinpath("reference")
-    if packaged.is_dir():
-        return packaged
-    # zsim/validation/common.py: parents[2] is the checkout's root
-    return Path(__file__).resolve().parents[2] / "calibration" / "reference"
+__all__ = ["median_abs", "reference_root", "relative_error"]
 
 
 def relative_error(predicted: float, measured: float) -> float:

@@ -172,6 +172,22 @@ def _add_dirty(st: HddState, offset: int, nbytes: int, ready: float) -> None:
 # ---------------------------------------------------------------- requests
 
 
+def _seek_beats_stream(p: HddParams, st: HddState, now: float, t_ready: float, offset: int) -> bool:
+    """A read that starts inside the read-ahead window but beyond what the live stream has
+    read by ``t_ready``: does a fresh access reach ``offset`` before the stream does?
+
+    Then the drive stops the read-ahead and positions for the request, as DiskSim's cache
+    does (``disksim_diskcache.c``: only blocks already in a segment are a hit; a request
+    past them stops the prefetch). Without this a small read far into a large window on a
+    slow drive waited for the whole stream (DiskSim's HP C2247A at 3.8 MB/s with a 2 MiB
+    window: read p99 418 ms against 36 ms measured).
+    """
+    arrival = _avail(st, offset)
+    if arrival <= t_ready:
+        return False  # already in the buffer
+    return _access(p, st, _Head(p, st, now, t_ready), offset, False)[2] < arrival
+
+
 def service(
     params: HddParams,
     state: HddState,
@@ -213,7 +229,11 @@ def service(
     seek = rot = xfer = 0.0
     n, o = nbytes, offset_bytes
     if not is_write:
-        if n > 0 and st.ra_start <= o < st.ra_end:
+        if (
+            n > 0
+            and st.ra_start <= o < st.ra_end
+            and not _seek_beats_stream(p, st, start, t_ready, o)
+        ):
             end = o + n
             if end <= st.ra_end:  # whole hit: wait for the data if the stream is still on it
                 done = _avail(st, end)
@@ -345,7 +365,10 @@ def choose_next(
         if w and p.write_cache and n <= room:
             cost = 0.0
         elif not w and st.ra_start <= o and o + n <= st.ra_end:
-            cost = max(0.0, _avail(st, o + n) - t_ready)
+            # the stream brings the data, or the drive seeks to it if that is sooner
+            cost = min(
+                max(0.0, _avail(st, o + n) - t_ready), _access(p, st, head, o, w)[2] - t_ready
+            )
         else:
             target = st.ra_end if (not w and st.ra_start <= o < st.ra_end) else o
             cost = _access(p, st, head, target, w)[2] - t_ready
