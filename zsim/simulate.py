@@ -38,6 +38,12 @@ def simulate(
     half-width of the I/O rate is within ``target_ci`` of the mean, or at a cap.
     ``progress`` (DES only) is called about once per simulated second with (simulated
     seconds, wall seconds, the relative CI half-width so far or ``inf``), e.g. to draw a bar.
+
+    A DES run is bounded: the scenario must fit :func:`zsim.machine.budget.check_budget`
+    (jobs, I/Os in flight, devices, vdevs, ``bs``, records; ``ZSIM_MAX_*`` raise the limits),
+    ``max_wall_seconds`` (finite, set-up included) is checked inside the event loop, the
+    process may grow by ``ZSIM_MAX_MEMORY`` bytes (1 GiB) before a :class:`ZsimError`, and a
+    run whose completion log fills (``ZSIM_MAX_COMPLETIONS``) stops and reports what it has.
     """
     check_arg("simulate", "scenario", scenario, Scenario, "a Scenario (from load_scenario)")
     check_arg("simulate", "engine", engine, str, "'des', 'analytic' or 'baseline'")

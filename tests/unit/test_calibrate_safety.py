@@ -327,3 +327,33 @@ def test_stale_part_files_are_cleaned_and_reported(tmp_path, tools, capsys):
     assert "removed 1 partial file of an interrupted run (.prepare.abc123.fio.part)" in (
         capsys.readouterr().err
     )
+
+
+def test_docs_describe_the_safety_checks_with_the_real_messages():
+    """docs/calibration.md says what the run refuses and how to re-plan, quoting messages
+    the code really prints."""
+    root = Path(__file__).resolve().parents[2]
+    doc = (root / "docs/calibration.md").read_text()
+    start = doc.index("**Safety checks of `zsim calibrate run`**")
+    section = " ".join(doc[start : doc.index("\n## ", start)].split())
+    for fact in (
+        DIGEST_FILE,
+        "whitelist",
+        "Before **each** step",
+        "re-plan",
+        "`--destroy-data` does not override",
+        "results/.target-state",
+    ):
+        assert fact in section, fact
+    code = " ".join(
+        (root / "zsim/calibrate" / name).read_text()
+        for name in ("plan_file.py", "run_checks.py", "jobfiles.py")
+    )
+    for quoted in (
+        "changed since the plan was made",
+        "a changed plan is never run",
+        "is not one zsim writes",
+        "swapoff it or stop what holds it",
+        "zsim last used it",
+    ):
+        assert quoted in code and quoted in section, quoted

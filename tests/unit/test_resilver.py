@@ -61,9 +61,7 @@ def test_mirror_resilver_of_sequential_data_runs_near_the_disks_sequential_speed
     assert mirror.limit.startswith("disk:")
 
 
-def test_raidz_resilver_is_not_faster_than_mirror_nor_than_reading_every_column(
-    mirror, raidz2
-):
+def test_raidz_resilver_is_not_faster_than_mirror_nor_than_reading_every_column(mirror, raidz2):
     # sequentially written 1M records: both stream at the new disk's rate once the vdev queue
     # aggregates the rebuild reads (vdev_queue_aggregate()), so raidz can only tie
     assert raidz2.bytes_per_s <= 1.01 * mirror.bytes_per_s
@@ -217,3 +215,49 @@ def test_resilver_under_load_slows_both_the_resilver_and_the_workload():
     during = u["foreground_during"]["read"]["bytes_per_s"]
     alone = u["foreground_alone"]["read"]["bytes_per_s"]
     assert 0 < during < 0.95 * alone
+
+
+#: a disk given inline, with neither afr nor mtbf_hours (issue 18)
+INLINE_NO_RATE = {
+    "kind": "hdd",
+    "capacity": "5TB",
+    "rpm": 7200,
+    "max_sustained": "180MB/s",
+    "min_sustained": "90MB/s",
+    "avg_seek": "8.5ms",
+    "sector": 4096,
+}
+
+
+def _no_rate_sc(**durability: object):
+    return scenario_from_dict(
+        {
+            "hardware": {"disk": INLINE_NO_RATE},
+            "pool": {"layout": "mirror 2", "recordsize": "1M", "fill": 0.02},
+            "workload": {"rw": "randread", "bs": "128K"},
+            "resilver": {"disk": "sdb"},
+            "durability": {"trials": 2000, **durability},
+        }
+    )
+
+
+def test_resilver_without_failure_rate_gives_time_and_says_why_no_loss(capsys, tmp_path):
+    r = zsim.resilver(_no_rate_sc())
+    assert r.seconds and r.seconds > 0 and len(r.progress) > 2
+    assert r.durability is None
+    doc = r.to_dict()
+    assert doc["durability"] is None and doc["seconds"] == r.seconds
+    [note] = [n for n in doc["notes"] if n.startswith("loss probability not computed")]
+    assert "durability.afr = 0.015" in note and "'inline'" in note
+    # with a rate the existing keys are there and no such note
+    rated = zsim.resilver(_no_rate_sc(afr=0.015)).to_dict()
+    assert rated["durability"]["afr"] == 0.015 and "loss_probability" in rated["durability"]
+    assert not any(n.startswith("loss probability not computed") for n in rated["notes"])
+    # the command line: exit 0, the time and the note in the text
+    from zsim.cli import main
+
+    path = tmp_path / "inline.toml"
+    path.write_text(_no_rate_sc().to_toml())
+    assert main(["resilver", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "time " in out and "note: loss probability not computed" in out

@@ -303,7 +303,15 @@ BAD = [
     ("ratio-off", with_("pool", compress_ratio=1.6),
      'pool.compress_ratio = 1.6 but pool.compression = "off"'),
     ("ratio-low", with_("pool", compression="lz4", compress_ratio=0.5),
-     "pool.compress_ratio = 0.5: expected a number ≥ 1"),
+     "pool.compress_ratio = 0.5: expected a finite number from 1 to 10000"),
+    ("ratio-huge", with_("pool", compression="lz4", compress_ratio=1e300),
+     "pool.compress_ratio = 1e+300: expected a finite number from 1 to 10000"),
+    ("ratio-inf", with_("pool", compression="lz4", compress_ratio=float("inf")),
+     "pool.compress_ratio = inf: expected a finite number from 1 to 10000"),
+    ("ratio-nan", with_("pool", compression="lz4", compress_ratio=float("nan")),
+     "pool.compress_ratio = nan: expected a finite number from 1 to 10000"),
+    ("ratio-just-above", with_("pool", compression="lz4", compress_ratio=10000.5),
+     "pool.compress_ratio = 10000.5: expected a finite number from 1 to 10000"),
     ("raidz3-3", with_("pool", layout="raidz3 3"), 'pool.layout = "raidz3 3": raidz3 needs'),
     ("catalog", with_("hardware", disk="seagate-ironwolf-13tb"),
      "hardware.disk: no hardware profile named 'seagate-ironwolf-13tb' in the catalog; did you"),
@@ -316,6 +324,10 @@ BAD = [
     ("disk-is-hba", with_("hardware", disk="lsi-9300-8i"),
      'hardware.disk = "lsi-9300-8i" is an HBA profile, not a storage device'),
     ("ram", with_("hardware", ram="lots"), "hardware.ram = \"lots\": cannot read 'lots' as a size"),
+    ("ram-1-byte", with_("hardware", ram="1"), "hardware.ram = 1: below the 1 GiB minimum"),
+    ("ram-1-byte-int", with_("hardware", ram=1), "hardware.ram = 1: below the 1 GiB minimum"),
+    ("ram-below-1gib", with_("hardware", ram="1000MiB"),
+     "hardware.ram = 1048576000 (1000.00 MiB): below the 1 GiB minimum"),
     ("rate", with_("hardware", expander_bw="2.4GB"),
      "hardware.expander_bw = \"2.4GB\": rate '2.4GB' has no '/s'"),
     ("version-float", with_("hardware", zfs_version=2.2),
@@ -460,3 +472,10 @@ def test_every_toml_key_is_a_documented_field(table, kind):
     assert set(KEYS[table]) == names
     for name in names:
         assert f"{name}:" in kind.__doc__, f"{kind.__name__}.{name} is not documented"
+
+
+def test_ram_and_compress_ratio_at_their_limits_are_accepted():
+    sc = scenario_from_dict(with_("hardware", ram="1GiB"))
+    assert sc.hardware.ram == 1 << 30
+    sc = scenario_from_dict(with_("pool", compression="lz4", compress_ratio=1e4))
+    assert sc.pool.compress_ratio == 1e4

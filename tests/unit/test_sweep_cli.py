@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import time
 
 import pytest
 
@@ -131,3 +132,25 @@ def test_readme_recommend_example_is_real(capsys):
     code, out, _ = run(capsys, *(a.strip('"') for a in args), "--workers", "1")
     assert code == 0
     assert out.strip() == block.group(2).strip()
+
+
+@pytest.mark.parametrize(
+    ("address", "fragment", "limit_s"),
+    [
+        ("::::", "IPv6 host needs brackets", 10.0),  # refused before Dask starts a thread
+        ("tcp://127.0.0.1:1", "connection refused", 10.0),  # a closed local port
+    ],
+)
+def test_bad_scheduler_is_one_quick_line(address, fragment, limit_s):
+    pytest.importorskip("distributed")
+    start = time.monotonic()
+    bad = _console(
+        "sweep", "--disks", "4", *BASE, "--workload", "4k-randread", "--scheduler", address
+    )
+    elapsed = time.monotonic() - start
+    assert bad.returncode == 2 and bad.stdout == ""
+    lines = bad.stderr.strip().splitlines()
+    assert len(lines) == 1, bad.stderr  # no Client.__del__ traceback at exit
+    assert lines[0].startswith("zsim: error: ") and address in lines[0] and fragment in lines[0]
+    assert "--scheduler" in lines[0]
+    assert elapsed < limit_s

@@ -328,3 +328,58 @@ def test_progress_falls_back_to_text(monkeypatch: pytest.MonkeyPatch) -> None:
     bar = execute._make_progress(3, 0)
     assert isinstance(bar, execute._TextProgress)
     bar.close()
+
+
+@pytest.mark.parametrize(
+    ("address", "fragment"),
+    [
+        ("::::", "IPv6 host needs brackets"),
+        ("tcp://::1:8786", "IPv6 host needs brackets"),
+        ("tcp://host", "no port"),
+        ("tcp://:8786", "no host"),
+        ("tcp://host:99999", "1 to 65535"),
+        ("tcp://host:abc", "1 to 65535"),
+        ("foo://host:8786", "unknown scheme 'foo'"),
+        ("tcp://[::1", "]:PORT"),
+    ],
+)
+def test_malformed_scheduler_address_fails_before_connecting(
+    points: list[SweepPoint], monkeypatch: pytest.MonkeyPatch, address: str, fragment: str
+) -> None:
+    def no_client(address: str) -> Any:
+        raise AssertionError("tried to connect")
+
+    monkeypatch.setattr(execute, "_dask_client", no_client)
+    with pytest.raises(ZsimError, match="is not a Dask scheduler address") as info:
+        run_points(points[:3], scheduler=address, progress=False)
+    assert fragment in str(info.value) and repr(address) in str(info.value)
+    monkeypatch.setenv(execute.SCHEDULER_ENV, address)
+    with pytest.raises(ZsimError, match=execute.SCHEDULER_ENV):
+        run_points(points[:3], progress=False)
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "tcp://127.0.0.1:8786",
+        "127.0.0.1:8786",
+        "tls://h:1",
+        "tcp://[::1]:8786",
+        "inproc://10.0.0.1/1/2",
+        "local",
+    ],
+)
+def test_wellformed_scheduler_addresses_pass_the_form_check(address: str) -> None:
+    execute._scheduler_address(address)
+
+
+def test_closed_port_is_refused_at_once_without_dask_retries(
+    points: list[SweepPoint], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    need_module("distributed", "runs sweeps on a Dask cluster; pip install 'zsim[dist]'")
+    # the default timeout stays: a refused connection must not wait for it
+    start = time.monotonic()
+    with pytest.raises(ZsimError, match="connection refused") as info:
+        run_points(points[:3], scheduler="tcp://127.0.0.1:1", progress=False)
+    assert time.monotonic() - start < 5
+    assert "tcp://127.0.0.1:1" in str(info.value) and "\n" not in str(info.value)

@@ -2,7 +2,10 @@
 
 One SimPy environment; every component schedules its own next event with a timeout callback.
 The run stops when the 95 % half-width of the I/O rate (batch means after MSER-5 warm-up
-removal) is within ``target_ci`` of the mean, or at the simulated-time or wall-time cap.
+removal) is within ``target_ci`` of the mean, or at the simulated-time or wall-time cap, or
+when the completion log is full. A scenario must fit the resource budget
+(:func:`zsim.machine.budget.check_budget`) before anything is built; the wall-time and memory
+caps are checked inside the event loop (:mod:`zsim.machine.run_guard`).
 The ZFS side is :class:`zsim.des.zfs_model.ZfsModel`, the clients :class:`zsim.des.clients.Job`,
 the machine :mod:`zsim.machine`; :func:`zsim.des.run.simulate_des` picks this engine or the
 Linux block engine (:mod:`zsim.des.linux.blockfs`).
@@ -12,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import math
-import time
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -31,10 +33,12 @@ from zsim.hardware.catalog import Profile
 from zsim.layout.grammar import parse_layout
 from zsim.layout.tree import VdevClass, ZfsLayout, ZpoolOnBlock
 from zsim.machine import memory
+from zsim.machine.budget import check_budget
 from zsim.machine.costs import cpu_costs, zio_taskq_threads
 from zsim.machine.links import bus_stages
 from zsim.machine.resources import CpuPool, Device, MemoryBus
 from zsim.machine.run_control import RunControl
+from zsim.machine.run_guard import CapReached, RunGuard, run_until
 from zsim.machine.stats import CompletionLog, batch_means_halfwidth, mser5_truncation
 from zsim.result import DirectionStats, SimResult
 from zsim.scenario import Scenario
@@ -62,10 +66,12 @@ class Engine:
 
     def __init__(self, sc: Scenario, seed: int, control: RunControl):
         self.sc, self.seed, self.control = sc, seed, control
+        check_budget(sc)
+        self.stats = CompletionLog()
+        self.guard = self.make_guard(control)
         self.env = simpy.Environment()
         self.rng = np.random.default_rng(seed)
         self.stopped = False
-        self.stats = CompletionLog()
         w, pool, hw = sc.workload, sc.pool, sc.hardware
         layout = sc.layout_tree()
         block = layout.block if isinstance(layout, ZpoolOnBlock) else None
@@ -451,32 +457,46 @@ class Engine:
         self.record_at(self.env.now, issued, is_read, nbytes)
 
     def record_at(self, done: float, issued: float, is_read: bool, nbytes: int) -> None:
-        s = self.stats
-        s.times.append(done)
-        s.latencies.append(done - issued)
-        s.nbytes.append(nbytes)
-        s.is_read.append(is_read)
+        self.stats.add(done, done - issued, nbytes, is_read)
 
     # ---- run and measure
+    def make_guard(self, control: RunControl) -> RunGuard:
+        """The run's in-loop caps, counted from now (the engine's construction): wall time,
+        memory growth and a full completion log."""
+        return RunGuard(control.max_wall_seconds, control.max_memory_bytes, self.stats.full)
+
+    def run_for(self, until: float) -> str | None:
+        """Run the model to simulated time ``until``, or until a cap of the guard: returns
+        the cap's name (``"wall"``, ``"completions"``) if one cut the chunk short."""
+        try:
+            run_until(self.env, until, self.guard)
+        except CapReached as cap:
+            return cap.reason
+        return None
+
     def run(self) -> SimResult:
-        wall_start = time.perf_counter()
+        guard = self.guard
         for job in self.jobs:
             job.start()
         control = self.control
         ci_rel, warmup, window = math.inf, 0.0, 0.0
+        self.capped: str | None = None
         while True:
-            self.env.run(until=self.env.now + control.check_every)
-            wall = time.perf_counter() - wall_start
-            if self.env.now >= control.min_sim_seconds:
+            self.capped = self.run_for(self.env.now + control.check_every)
+            wall = guard.wall()
+            if self.env.now >= control.min_sim_seconds or self.capped:
                 ci_rel, warmup, window = self._precision()
-                if ci_rel <= control.target_ci and self._settled():
+                if self.capped is None and ci_rel <= control.target_ci and self._settled():
                     break
             if control.on_check is not None:
                 control.on_check(self.env.now, wall, ci_rel)
-            if self.env.now >= control.max_sim_seconds or wall >= control.max_wall_seconds:
+            if self.capped or self.env.now >= control.max_sim_seconds:
+                break
+            if wall >= control.max_wall_seconds:
+                self.capped = "wall"
                 break
         self.stopped = True
-        return self._result(ci_rel, warmup, window, time.perf_counter() - wall_start)
+        return self._result(ci_rel, warmup, window, guard.wall())
 
     #: a write run whose buffer has not filled must have written this many times the most
     #: dirty data it held before it may stop: until then the clients' rate may include the
@@ -494,8 +514,7 @@ class Engine:
         over the bytes written so far."""
         if self.read_fraction >= 1.0 or self.zfs.filled_at is not None:
             return 0.0
-        written = sum(n for n, r in zip(self.stats.nbytes, self.stats.is_read, strict=True)
-                      if not r)  # fmt: skip
+        written = self.stats.write_bytes
         return self.zfs.max_dirty / written if written else math.inf
 
     def _series(self, window: float) -> np.ndarray:
@@ -582,17 +601,34 @@ class Engine:
                 }
         return out
 
-    def _result(self, ci_rel: float, warmup: float, window: float, wall: float) -> SimResult:
-        read, write = self._directions(warmup)
-
-        util = self._utilization()
-        limit = self._limit(util)
+    def _cap_notes(self, ci_rel: float) -> list[str]:
+        """Why the run stopped short of its precision target, if it did."""
         notes = []
         if not math.isfinite(ci_rel) or ci_rel > self.control.target_ci:
             notes.append(
                 f"stopped at the time cap before the 95% CI reached "
                 f"{self.control.target_ci:.0%} (ci_rel {ci_rel:.3f})"
             )
+        capped = getattr(self, "capped", None)
+        if capped == "completions":
+            notes.append(
+                f"stopped with the completion log full ({self.stats.capacity:,} calls; raise "
+                f"it with the environment variable ZSIM_MAX_COMPLETIONS)"
+            )
+        elif capped == "wall":
+            notes.append(
+                f"stopped at the wall-time cap of {self.control.max_wall_seconds:g} s "
+                f"(set-up included): the figures depend on the machine's speed"
+            )
+        return notes
+
+    def _result(self, ci_rel: float, warmup: float, window: float, wall: float) -> SimResult:
+        read, write = self._directions(warmup)
+
+        util = self._utilization()
+        limit = self._limit(util)
+        notes = []
+        notes.extend(self._cap_notes(ci_rel))
         if self.sc.workload.direct and not self.direct:
             notes.append(
                 f"O_DIRECT is buffered through the ARC on OpenZFS {self.version} "

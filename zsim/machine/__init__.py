@@ -13,6 +13,10 @@ Public modules, shared by the discrete-event engines (:mod:`zsim.des`), the anal
   zio taskq threads (:func:`zio_taskq_threads`);
 * :mod:`~zsim.machine.memory` — DRAM traffic per data pass;
 * :mod:`~zsim.machine.run_control` — :class:`RunControl`, when a run stops;
+* :mod:`~zsim.machine.budget` — :func:`check_budget`, the limits a scenario must fit before
+  a run is built (``ZSIM_MAX_*``);
+* :mod:`~zsim.machine.run_guard` — :class:`RunGuard` and :func:`run_until`, the wall-time,
+  memory and completion-log caps checked inside the event loop;
 * :mod:`~zsim.machine.stats` — :class:`CompletionLog`, MSER-5 warm-up removal and batch means.
 
 Nothing here imports an engine.

@@ -21,20 +21,36 @@ from zsim.resilver.target import ResilverTarget
 from zsim.scenario import Scenario
 
 
+def failure_rate(sc: Scenario) -> float | None:
+    """The annual failure rate: ``durability.afr``, else the disk profile's ``afr``, else
+    its datasheet MTBF; ``None`` when none of them is given."""
+    spec, disk = sc.durability, sc.hardware.disk
+    if spec.afr is not None:
+        return spec.afr
+    if disk.afr is not None:
+        return disk.afr
+    if disk.mtbf_hours:
+        return afr_from_mtbf(disk.mtbf_hours)
+    return None
+
+
+def no_rate_note(sc: Scenario) -> str:
+    """What to say when :func:`failure_rate` is ``None``: the loss probability was not
+    computed, and how to give a rate (the rebuild time needs none)."""
+    return (
+        f"loss probability not computed: no failure rate for {sc.hardware.disk.name!r} (its "
+        "profile has neither afr nor mtbf_hours); set durability.afr = 0.015 in [durability] "
+        "or give the disk an afr (e.g. afr = 0.015 in its profile or inline table)"
+    )
+
+
 def failure_model(sc: Scenario) -> FailureModel:
     """``[durability]`` and the disk profile → a :class:`FailureModel` (AFR from the
     table, else the profile's ``afr``, else its datasheet MTBF)."""
-    spec, disk = sc.durability, sc.hardware.disk
-    afr = spec.afr
-    if afr is None and disk.afr is not None:
-        afr = disk.afr
-    if afr is None and disk.mtbf_hours:
-        afr = afr_from_mtbf(disk.mtbf_hours)
+    spec = sc.durability
+    afr = failure_rate(sc)
     if afr is None:
-        raise ZsimError(
-            f"no failure rate for {disk.name!r}: its profile has neither afr nor mtbf_hours; "
-            f"set durability.afr (e.g. afr = 0.015 in [durability])"
-        )
+        raise ZsimError(no_rate_note(sc))
     return FailureModel(
         afr=afr,
         distribution=spec.distribution,

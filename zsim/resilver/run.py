@@ -20,7 +20,7 @@ from zsim.des.run import simulate_des
 from zsim.des.vdev import MissingLeaf
 from zsim.errors import ZsimError
 from zsim.machine.run_control import RunControl
-from zsim.resilver.durability import pool_durability
+from zsim.resilver.durability import failure_rate, no_rate_note, pool_durability
 from zsim.resilver.md_rebuild import simulate_md_rebuild
 from zsim.resilver.result import ResilverResult
 from zsim.resilver.target import ResilverTarget, resolve_target
@@ -55,7 +55,10 @@ def simulate_resilver(sc: Scenario, seed: int = 1, *, durability: bool = True) -
         result = simulate_md_rebuild(sc, target, seed)
     else:
         result = _zfs(sc, target, seed)
-    if durability:
+    if durability and failure_rate(sc) is None:
+        # the time needs no failure rate: give it, and say why the loss figures are missing
+        result = dataclasses.replace(result, notes=(*result.notes, no_rate_note(sc)))
+    elif durability:
         result = dataclasses.replace(result, durability=pool_durability(sc, target, result, seed))
     return dataclasses.replace(result, wall_seconds=time.perf_counter() - started)
 
@@ -108,7 +111,8 @@ def _warm_up(engine: Engine) -> None:
     env = engine.env
     writes = engine.read_fraction < 1.0
     while env.now < 2.0 or (writes and engine.zfs.filled_at is None and env.now < 30.0):
-        env.run(until=env.now + 0.5)
+        if engine.run_for(env.now + 0.5):  # a cap (wall time, memory) of the engine's guard
+            break
 
 
 def _foreground(engine: Engine, start: float, end: float) -> dict[str, Any]:

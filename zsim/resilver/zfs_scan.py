@@ -33,7 +33,6 @@ How blocks are issued (``shared/notes/zfs-internals.md`` §2, §9; ``module/zfs/
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -54,6 +53,7 @@ from zsim.des.vdev import (
 )
 from zsim.layout.draid import DRAID_ROWHEIGHT, draid_columns
 from zsim.machine.resources import Busy, after
+from zsim.machine.run_guard import CapReached, RunGuard, run_until
 from zsim.units import MiB
 from zsim.zfs.indirect import BPS_PER_INDIRECT, indirect_block
 from zsim.zfs.scan import SCAN_IO_BYTES, ScanTunables
@@ -342,17 +342,29 @@ class ZfsScan:
             self.engine.zfs.sync_if_idle()
         for lane in self.lanes:
             self._pump(lane)
-        start = time.perf_counter()
+        # the window's wall cap, checked inside the event loop too (a chunk of simulated
+        # time may hold millions of events), and the engine's memory cap
+        guard = RunGuard(wall_cap, self.engine.guard.max_memory)
+        guard.base_rss = self.engine.guard.base_rss
+
+        def run(until: float) -> bool:
+            """Run to ``until``; False if the wall cap cut it short."""
+            try:
+                run_until(env, until, guard)
+            except CapReached:
+                return False
+            return True
+
         if duration is not None:
             sim_start = env.now
-            env.run(until=sim_start + 0.1 * duration)
-            self.mark = self._snapshot()
-            while env.now < sim_start + duration and time.perf_counter() - start <= wall_cap:
-                env.run(until=min(sim_start + duration, env.now + 1.0))
+            if run(sim_start + 0.1 * duration):
+                self.mark = self._snapshot()
+                while env.now < sim_start + duration and guard.wall() <= wall_cap:
+                    if not run(min(sim_start + duration, env.now + 1.0)):
+                        break
             self.end_mark = self._snapshot()
         while not finished.triggered and duration is None:
-            env.run(until=env.now + 0.25)
-            if time.perf_counter() - start > wall_cap:
+            if not run(env.now + 0.25) or guard.wall() > wall_cap:
                 break
         self.window_open = False
         if self.sliced:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import fields
 from typing import Any
 
-from zsim.capacity import PARTITIONINGS
+from zsim.capacity import MAX_COMPRESS_RATIO, PARTITIONINGS
 from zsim.errors import ZsimError
 from zsim.hardware.catalog import Profile
 from zsim.layout.grammar import parse_layout
@@ -39,7 +39,7 @@ from zsim.scenario.keys import (
     show_value,
 )
 from zsim.scenario.protocols import HardwareFields, PoolFields, WorkloadFields
-from zsim.units import KiB
+from zsim.units import GiB, KiB
 from zsim.zfs.version import check_layout_features
 
 # ---------------------------------------------------------------- value checks
@@ -132,9 +132,43 @@ def layout_of(text: Any) -> Layout:
         raise ScenarioError(f"pool.layout = {show_value(text)}: {err}") from None
 
 
+#: The least ``hardware.ram`` zsim accepts. At 1 GiB OpenZFS's ARC floor ``arc_c_min`` =
+#: max(RAM/32, 32 MiB) stops being its 32 MiB (2 × SPA_MAXBLOCKSIZE) minimum, and
+#: ``zfs_dirty_data_max`` (10 % of RAM, :func:`zsim.zfs.txg.txg_tunables`) still holds six
+#: 16 MiB records; below it the ARC and write-throttle formulas zsim uses leave no room.
+MIN_RAM = GiB
+
+
+def check_ram(value: Any) -> None:
+    """``hardware.ram``: a size in bytes of at least :data:`MIN_RAM`."""
+    check_size("hardware", "ram", value, 1)
+    if value < MIN_RAM:
+        raise bad_value(
+            "hardware",
+            "ram",
+            value,
+            f"below the {MIN_RAM // GiB} GiB minimum (OpenZFS's ARC floor of 32 MiB "
+            "and its dirty-data limit of 10 % of RAM leave nothing for the pool below it); "
+            'give the memory of the machine, at least "1GiB"',
+        )
+
+
 def check_compression(compression: str, ratio: Any) -> None:
-    """``compress_ratio`` ≥ 1, and exactly 1 with compression off (nothing is compressed)."""
-    check_real("pool", "compress_ratio", ratio, 1.0)
+    """``compress_ratio`` 1 … :data:`~zsim.capacity.MAX_COMPRESS_RATIO` (finite), and exactly
+    1 with compression off (nothing is compressed)."""
+    if (
+        isinstance(ratio, bool)
+        or not isinstance(ratio, int | float)
+        or not math.isfinite(ratio)
+        or not 1.0 <= ratio <= MAX_COMPRESS_RATIO
+    ):
+        raise bad_value(
+            "pool",
+            "compress_ratio",
+            ratio,
+            f"expected a finite number from 1 to {MAX_COMPRESS_RATIO:g} "
+            "(logical ÷ physical size), e.g. 1.6",
+        )
     if compression == "off" and ratio != 1.0:
         raise ScenarioError(
             f'pool.compress_ratio = {show_value(ratio)} but pool.compression = "off"; set '

@@ -28,6 +28,7 @@ from zsim.scenario.checks import (
     check_fio,
     check_foreign_defaults,
     check_profile,
+    check_ram,
     check_real,
     check_required,
     check_size,
@@ -118,7 +119,7 @@ class Hardware:
                 check_profile(key, getattr(self, key), DEVICE_KINDS)
         if self.hba is not None:
             check_profile("hba", self.hba, ("hba",))
-        check_size("hardware", "ram", self.ram, 1)
+        check_ram(self.ram)
         check_whole("hardware", "cpu_cores", self.cpu_cores, 1)
         check_real("hardware", "cpu_ghz", self.cpu_ghz, math.ulp(0))
         check_real("hardware", "cpu_io_cost_scale", self.cpu_io_cost_scale, math.ulp(0))

@@ -55,6 +55,7 @@ import math
 import multiprocessing
 import os
 import signal
+import socket
 import sys
 import time
 import traceback
@@ -335,12 +336,98 @@ def _local_result(
         raise _chunk_error(chunk, err, "in a local process") from err
 
 
+#: Address schemes of Dask's network transports, whose location is ``HOST:PORT``.
+_HOST_PORT_SCHEMES = frozenset({"tcp", "tls", "ws", "wss", "ucx"})
+#: Other schemes Dask knows (their location is not checked here).
+_OTHER_SCHEMES = frozenset({"inproc"})
+_LOCAL_HINT = "or drop --scheduler / unset DASK_SCHEDULER_ADDRESS to run locally"
+
+
 def _scheduler_address(scheduler: str | None) -> str | None:
+    source = "--scheduler"
     if scheduler is None:
         scheduler = os.environ.get(SCHEDULER_ENV) or None
+        source = SCHEDULER_ENV
     if scheduler is None or scheduler.strip().lower() == "local":
         return None
-    return scheduler.strip()
+    address = scheduler.strip()
+    _check_address_form(address, source)
+    return address
+
+
+def _check_address_form(address: str, source: str) -> None:
+    """Refuse an address Dask could not parse, before any thread or connection is started."""
+    problem = _address_problem(address)
+    if problem is not None:
+        raise ZsimError(
+            f"{source} {address!r} is not a Dask scheduler address ({problem}); give it as "
+            f"tcp://HOST:PORT (e.g. tcp://10.0.0.5:8786 or tcp://[::1]:8786), {_LOCAL_HINT}"
+        )
+
+
+def _split_address(address: str) -> tuple[str, str]:
+    scheme, sep, location = address.partition("://")
+    return (scheme.lower(), location) if sep else ("tcp", address)
+
+
+def _address_problem(address: str) -> str | None:
+    scheme, location = _split_address(address)
+    if scheme in _OTHER_SCHEMES:
+        return None if location else "nothing after the scheme"
+    if scheme not in _HOST_PORT_SCHEMES:
+        known = ", ".join(sorted(_HOST_PORT_SCHEMES | _OTHER_SCHEMES))
+        return f"unknown scheme {scheme!r}; known: {known}"
+    try:
+        _host_port(location)
+    except ValueError as err:
+        return str(err)
+    return None
+
+
+def _host_port(location: str) -> tuple[str, int]:
+    """``HOST:PORT`` or ``[IPV6]:PORT`` → (host, port); ValueError saying what is wrong."""
+    if location.startswith("["):
+        host, sep, rest = location[1:].partition("]")
+        if not sep or not rest.startswith(":"):
+            raise ValueError("a bracketed IPv6 host needs ]:PORT after it, as in [::1]:8786")
+        port_text = rest[1:]
+    else:
+        host, sep, port_text = location.rpartition(":")
+        if not sep:
+            raise ValueError("no port; the scheduler's default is 8786")
+        if ":" in host:
+            raise ValueError("an IPv6 host needs brackets, as in [::1]:8786")
+    if not host:
+        raise ValueError("no host before the port")
+    if not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
+        raise ValueError(f"port {port_text!r} is not a number from 1 to 65535")
+    return host, int(port_text)
+
+
+def _check_reachable(address: str) -> None:
+    """Open (and close) a plain TCP connection to the scheduler, so that a refused port or an
+    unknown host fails at once with one line instead of after Dask's retries."""
+    scheme, location = _split_address(address)
+    if scheme not in _HOST_PORT_SCHEMES - {"ucx"}:
+        return
+    host, port = _host_port(location)
+    try:
+        with socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_SECONDS):
+            pass
+    except OSError as err:
+        if isinstance(err, ConnectionRefusedError):
+            why = "connection refused: nothing listens on that port"
+        elif isinstance(err, socket.gaierror):
+            why = f"unknown host {host!r}"
+        elif isinstance(err, TimeoutError):
+            why = f"no answer within {CONNECT_TIMEOUT_SECONDS:g} s"
+        else:
+            why = err.strerror or str(err)
+        raise ZsimError(
+            f"cannot reach the Dask scheduler at {address} ({why}); start it (dask scheduler, "
+            "then dask worker ADDRESS on each machine), check the host and port "
+            f"(tcp://host:8786), {_LOCAL_HINT}"
+        ) from None
 
 
 def _dask_client(address: str) -> Any:
@@ -352,6 +439,7 @@ def _dask_client(address: str) -> Any:
             'package; pip install "zsim[dist]" (or unset DASK_SCHEDULER_ADDRESS / drop '
             "--scheduler to run locally)"
         ) from err
+    _check_reachable(address)
     try:
         return Client(address, timeout=CONNECT_TIMEOUT_SECONDS, set_as_default=False)
     except Exception as err:

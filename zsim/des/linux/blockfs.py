@@ -49,6 +49,7 @@ from zsim.hardware import flash, hdd
 from zsim.layout.mdraid import md_array_bytes, md_data_offset, md_member_data_bytes
 from zsim.layout.tree import BtrfsArray, MdArray, RawDevices
 from zsim.machine import memory
+from zsim.machine.budget import check_budget
 from zsim.machine.costs import REFERENCE_GHZ, cpu_costs
 from zsim.machine.links import bus_stages
 from zsim.machine.resources import CpuPool, Device, MemoryBus
@@ -78,10 +79,12 @@ class BlockFsEngine(Engine):
         fs: FsParams | None = None,
     ):
         self.sc, self.seed, self.control = sc, seed, control
+        check_budget(sc)
+        self.stats = CompletionLog()
+        self.guard = self.make_guard(control)
         self.env = simpy.Environment()
         self.rng = np.random.default_rng(seed)
         self.stopped = False
-        self.stats = CompletionLog()
         self.block_params = block or BlockParams()
         self.fs_params = fs or FsParams()
         w, hw = sc.workload, sc.hardware
@@ -364,11 +367,7 @@ class BlockFsEngine(Engine):
 
         util = self._utilization()
         notes = []
-        if not math.isfinite(ci_rel) or ci_rel > self.control.target_ci:
-            notes.append(
-                f"stopped at the time cap before the 95% CI reached "
-                f"{self.control.target_ci:.0%} (ci_rel {ci_rel:.3f})"
-            )
+        notes.extend(self._cap_notes(ci_rel))
         if self.read_fraction < 1.0 and not self.direct and not self.synced:
             notes.append(
                 "buffered writes: dirty memory starts at the throttle set point; the rate "
