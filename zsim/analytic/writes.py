@@ -14,7 +14,8 @@ from typing import Any
 
 from zsim.analytic import devices
 from zsim.analytic.demands import ASYNC_WRITE_MAX, PoolModel
-from zsim.des.vdev import aggregation_limit
+from zsim.des.txg_runs import TxgState, WriteRun
+from zsim.des.vdev import TopVdev, aggregation_limit
 from zsim.layout.alloc import psize_to_asize
 from zsim.machine import memory
 from zsim.machine.costs import cpu_costs
@@ -60,6 +61,13 @@ class WriteModel(PoolModel):
             # vdev_queue's aggregation limit, as the DES's (1 MiB on HDDs from 0.8, else 128K)
             agg = aggregation_limit(self.rotating, self.version)
             nbytes = max(per_leaf, (agg // per_leaf) * per_leaf) if per_leaf <= agg else per_leaf
+            if v.top.vdev.kind == "raidz":
+                # raidz columns differ in size (parity, the skip sectors OpenZFS 2.2+ writes
+                # into the data columns) and rotate over the leaves: the DES's WriteRun closes
+                # a run when its fullest leaf would pass the limit, so its leaf writes are
+                # records-per-run × the *average* column, not a multiple of the largest one
+                # (3x raidz2 10, 128K: 60 × 16.8K = 1008K, not 51 × 20K = 1020K)
+                nbytes = run_leaf_bytes(v.top, self.psize, v.asize, agg)
             table = devices.device_table(self.disk, nbytes, True, True, v.lo, v.hi, ASYNC_WRITE_MAX)
             seconds = 1.0 / table.at(ASYNC_WRITE_MAX)
             leaf_bytes_per_s = nbytes / seconds
@@ -221,3 +229,27 @@ def client_bound(clients: int, cores: int, taskq: int, call: float, sync: float)
         else:
             hi = mid
     return lo
+
+
+def run_leaf_bytes(top: TopVdev, psize: int, asize: int, limit: int) -> int:
+    """Mean bytes of a leaf write the DES issues for records of ``psize`` written back to back
+    (``top.allocate()`` hands out consecutive ``asize`` extents): :class:`WriteRun`'s own
+    aggregation replayed over a few runs, rounded to whole sectors."""
+    sector = 1 << top.ashift
+    offset, runs, total, count = 0, 0, 0, 0
+    run = WriteRun(TxgState())
+    for _ in range(4096):
+        columns = top.leaf_ios(offset, psize, True)
+        if not run.accepts(columns, limit):
+            total += sum(end - start for start, end in run.extents.values())
+            count += len(run.extents)
+            runs += 1
+            if runs == 8:
+                break
+            run = WriteRun(TxgState())
+        run.add(columns, lambda: None)
+        offset += asize
+    if count == 0:  # no run closed: the one still open
+        total = sum(end - start for start, end in run.extents.values())
+        count = max(1, len(run.extents))
+    return max(sector, round(total / count / sector) * sector)
