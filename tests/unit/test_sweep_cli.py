@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -105,7 +107,14 @@ def test_bad_input_is_one_line_and_exit_2(capsys, args, fragment):
 
 
 def _console(*args: str) -> subprocess.CompletedProcess[str]:
-    exe = need_tool("zsim", "the installed console script (pip install -e .)")
+    # pip puts the console script beside the interpreter that runs the tests (the venv's bin),
+    # which need not be on PATH
+    beside = Path(sys.executable).parent / "zsim"
+    exe = (
+        str(beside)
+        if beside.is_file()
+        else need_tool("zsim", "the installed console script (pip install -e .)")
+    )
     return subprocess.run(
         [exe, *args], capture_output=True, text=True, cwd=ROOT, timeout=300, check=False
     )

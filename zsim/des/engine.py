@@ -16,16 +16,17 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
-from typing import Any, cast
+from typing import cast
 
 import numpy as np
 import simpy
 
 from zsim.capacity import Partitioning, capacity, metaslab_shift
 from zsim.des.clients import Job
+from zsim.des.details import l2arc_details, zil_details
 from zsim.des.linux.zpool_on import build_md_leaf
 from zsim.des.vdev import ASYNC_READ, SYNC_READ, LeafQueue, TopVdev, aggregation_limit
-from zsim.des.zfs_model import L2ARC_WRITE_MAX, ZfsModel
+from zsim.des.zfs_model import ZfsModel
 from zsim.des.zil import Zil
 from zsim.errors import ZsimError
 from zsim.hardware import flash, hdd
@@ -43,8 +44,9 @@ from zsim.machine.stats import CompletionLog, batch_means_halfwidth, mser5_trunc
 from zsim.result import DirectionStats, SimResult
 from zsim.scenario import Scenario
 from zsim.units import GiB, MiB
+from zsim.zfs.arc import zfetch_max_distance
 from zsim.zfs.txg import throttle_delay
-from zsim.zfs.version import ZfsVersion, parse_zfs_version
+from zsim.zfs.version import parse_zfs_version
 
 Callback = Callable[[], None]
 
@@ -53,12 +55,6 @@ def spindle_phase(rng: np.random.Generator, model: hdd.HddParams | flash.FlashPa
     """A drive's platter angle at time 0, as seconds into a revolution (spindles are not
     synchronised): one draw for an HDD, none (0) for flash."""
     return float(rng.uniform(0.0, model.period)) if isinstance(model, hdd.HddParams) else 0.0
-
-
-def zfetch_max_distance(version: ZfsVersion) -> int:
-    """``zfetch_max_distance`` (``module/zfs/dmu_zfetch.c``): bytes zfetch reads ahead of a
-    sequential stream, 64 MiB from 2.2 (8 MiB before)."""
-    return 64 * MiB if version.at_least(2, 2) else 8 * MiB
 
 
 class Engine:
@@ -656,7 +652,7 @@ class Engine:
                 "reconstructed_reads": sum(t.reconstructions for t in self.zfs.all_tops),
                 "indirect_blocks_written": self.zfs.meta_blocks_written,
                 "blocks_freed": self.zfs.frees,
-                **self._l2_details(),
+                **l2arc_details(self.zfs),
                 "data_on_special": self.zfs.data_on_special,
                 "throttle_delay_s": self.zfs.delay_time,
                 "dirty_max_bytes": self.zfs.txg.dirty_max,
@@ -665,7 +661,7 @@ class Engine:
                 "device_write_bytes": {n: d.bytes - d.read_bytes for n, d in self.devices.items()},
                 "window_s": window,
                 "latency_quantiles_s": self.latency_quantiles(warmup),
-                **self._zil_details(),
+                **zil_details(self.zil),
             },
         )
 
@@ -681,33 +677,6 @@ class Engine:
         util["cpu"] = self.cpu.busy.utilization(now)
         util["memory"] = self.memory.utilization(now)
         return util
-
-    def _l2_details(self) -> dict[str, Any]:
-        zfs = self.zfs
-        if not zfs.cache_tops:
-            return {}
-        cache_bytes = sum(t.space for t in zfs.cache_tops)
-        return {
-            "l2arc_hits": zfs.l2_hits,
-            "l2arc_hit_probability": zfs.l2_hit,
-            "l2arc_feed_bytes": zfs.l2_feed_bytes,
-            "l2arc_bytes": cache_bytes,
-            # time the feed needs to fill the cache devices from cold, s
-            "l2arc_warm_seconds": cache_bytes / L2ARC_WRITE_MAX,
-        }
-
-    def _zil_details(self) -> dict[str, Any]:
-        zil = self.zil
-        if zil is None:
-            return {}
-        return {
-            "zil_commits": zil.commits,
-            "zil_commit_mean_s": zil.commit_time / zil.commits if zil.commits else None,
-            "zil_lwbs": zil.lwbs_written,
-            "zil_log_bytes": zil.log_bytes,
-            "zil_indirect_writes": zil.indirect_writes,
-            "slog": bool(zil.log_tops),
-        }
 
     def _limit(self, util: dict[str, float]) -> str:
         # cores stalled on a saturated memory bus count as busy: the bus is the cause

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-from zsim.units import GiB
+from zsim.units import GiB, MiB
 from zsim.zfs.version import ZfsVersion
 
 DATA_SHARE = 0.75
@@ -70,3 +70,9 @@ class RecordCache:
 
     def __len__(self) -> int:
         return len(self._lru)
+
+
+def zfetch_max_distance(version: ZfsVersion) -> int:
+    """``zfetch_max_distance`` (``module/zfs/dmu_zfetch.c``): bytes zfetch reads ahead of a
+    sequential stream, 64 MiB from 2.2 (8 MiB before)."""
+    return 64 * MiB if version.at_least(2, 2) else 8 * MiB
