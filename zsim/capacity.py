@@ -10,6 +10,10 @@ per top vdev   asize by type → metaslab size and count → raw = metaslab spac
 pool           normal-class dspace − slop (floor, cap, embedded-log credit)
                = ``zfs list`` USED+AVAIL
 
+An expanded raidz (``raidz2 6+2``, OpenZFS 2.3+) keeps its creation's metaslab size and deflate
+ratio; :mod:`zsim.zfs.expansion` gives its steps and the space really usable
+(``usable_new_data_bytes``, ``usable_after_rewrite_bytes``); ``docs/grow.md`` explains them.
+
 See ``docs/architecture.md`` for who owns what and ``../shared/notes/capacity-rules.md`` for the
 derivation. Golden vectors from OpenZFS itself are in ``tests/data/openzfs-capacity-vectors.toml``.
 """
@@ -20,11 +24,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
-import numpy as np
-
 from zsim.errors import ZsimError, check_arg
 from zsim.layout.alloc import psize_to_asize
-from zsim.layout.draid import draid_metaslab_size, draid_vdev_asize
 from zsim.layout.grammar import parse_layout, to_compact, to_zpool
 from zsim.layout.mdraid import md_array_bytes, md_data_offset, md_member_data_bytes
 from zsim.layout.tree import (
@@ -40,16 +41,19 @@ from zsim.layout.tree import (
 from zsim.units import KiB, MiB, parse_ashift, parse_size
 from zsim.version import __version__
 from zsim.zfs.compression import compressed_psize
+from zsim.zfs.expansion import (
+    ExpansionStep,
+    PoolStep,
+    VdevSpace,
+    pool_expansion_steps,
+)
 from zsim.zfs.space import (
-    SPA_MINDEVSIZE,
-    ZFS_EMBEDDED_SLOG_MIN_MS,
-    deflate_ratio,
     deflated,
-    leaf_asize,
-    linux_wholedisk_partition,
-    metaslab_shift,
+    slop_shares,
     slop_space,
 )
+from zsim.zfs.space import metaslab_shift as metaslab_shift  # re-exported (zsim.des.engine)
+from zsim.zfs.vdev_space import vdev_space
 from zsim.zfs.version import ZfsVersion, check_layout_features, parse_zfs_version
 
 Partitioning = Literal["linux", "none"]
@@ -73,6 +77,12 @@ class VdevCapacity:
     128 KiB deflate ratio loses beyond ideal parity (raidz skip sectors, dRAID full stripes).
     For special, dedup and log vdevs ``usable_bytes`` is that class's space, which is never
     part of the pool's AVAIL.
+
+    An expanded raidz (``attached`` devices) reports with the ratio of ``original_width``:
+    ``expansion_unreported_bytes`` is the part of ``padding`` a vdev created at the full width
+    would report (not a separate loss); ``usable_after_rewrite_bytes`` and
+    ``usable_new_data_bytes`` are the pool's figures' share on this vdev; ``steps`` its space
+    as created and after each attach (:class:`~zsim.zfs.expansion.ExpansionStep`).
     """
 
     index: int
@@ -96,6 +106,13 @@ class VdevCapacity:
     slop_bytes: int
     usable_bytes: int
     effective_bytes: int  # logical data of the chosen recordsize/compression that fits
+    original_width: int = 0
+    attached_devices: tuple[str, ...] = ()
+    width_deflate_ratio: int = 512
+    expansion_unreported_bytes: int = 0
+    usable_new_data_bytes: int = 0
+    usable_after_rewrite_bytes: int = 0
+    steps: tuple[ExpansionStep, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -106,6 +123,13 @@ class CapacityReport:
     devices (special, dedup, log, cache, spare) are in ``support_raw_bytes``.
     ``usable_bytes`` is ``zfs list`` USED+AVAIL of an empty pool's root dataset (AVAIL alone
     is 0.2–1.5 MiB less, the metadata a new pool writes), or the block-device size for md.
+
+    With an expanded raidz (``raidz2 6+2``) ``usable_bytes`` stays what ``zfs list`` reports;
+    ``usable_new_data_bytes`` is the data that really fits (old blocks at their old width,
+    new ones at the new width, the pool ``fill_at_attach`` full at each attach) and
+    ``usable_after_rewrite_bytes`` the data that fits once every block is rewritten; both
+    equal ``usable_bytes`` for a pool never expanded. ``expansion_steps`` gives the pool after
+    each ``zpool attach`` (``zpool_attach_commands``) of the pool ``zpool_create_form`` made.
     """
 
     layout: str
@@ -135,18 +159,31 @@ class CapacityReport:
     fault_tolerance: int
     vdevs: tuple[VdevCapacity, ...] = field(default_factory=tuple)
     notes: tuple[str, ...] = field(default_factory=tuple)
+    usable_new_data_bytes: int = 0
+    usable_after_rewrite_bytes: int = 0
+    zpool_create_form: str = ""
+    zpool_attach_commands: tuple[str, ...] = ()
+    fill_at_attach: float = 0.0
+    expansion_steps: tuple[PoolStep, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document: SI base units (bytes), keys of ``DESIGN.md`` §5 and more."""
         out = asdict(self)
-        out["vdevs"] = [asdict(v) for v in self.vdevs]
-        for v in out["vdevs"]:
-            v["devices"] = list(v["devices"])
-            v["device_bytes"] = list(v["device_bytes"])
+        out["vdevs"] = [_lists(asdict(v)) for v in self.vdevs]
+        out["expansion_steps"] = [_lists(asdict(s)) for s in self.expansion_steps]
+        out["zpool_attach_commands"] = list(self.zpool_attach_commands)
         out["notes"] = list(self.notes)
         out["units"] = "bytes"
         out["zsim_version"] = __version__
         return out
+
+
+def _lists(d: dict[str, Any]) -> dict[str, Any]:
+    """Tuples in a JSON dict (one level, and inside ``steps``) as lists."""
+    out = {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
+    if "steps" in out:
+        out["steps"] = [_lists(s) for s in out["steps"]]
+    return out
 
 
 # ---------------------------------------------------------------- ZFS
@@ -164,92 +201,6 @@ def _device_bytes(
     return class_disk_size.get(vclass, disk_size)
 
 
-def _leaf_osize(device_bytes: int, partitioning: str, logical_sector: int) -> int:
-    if partitioning == "linux":
-        return linux_wholedisk_partition(device_bytes, logical_sector)
-    return device_bytes
-
-
-def _vdev_capacity(
-    index: int,
-    vdev: Vdev,
-    device_bytes: tuple[int, ...],
-    ashift: int,
-    version: ZfsVersion,
-    partitioning: str,
-    logical_sector: int,
-) -> dict[str, int]:
-    leaves = [leaf_asize(_leaf_osize(b, partitioning, logical_sector)) for b in device_bytes]
-    smallest = min(leaves)
-    if _leaf_osize(min(device_bytes), partitioning, logical_sector) < SPA_MINDEVSIZE:
-        raise ZsimError(
-            f"a {vdev.vclass} device of {min(device_bytes)} B is smaller than OpenZFS's 64 MiB "
-            f"minimum device size (SPA_MINDEVSIZE); give a larger disk size"
-        )
-    if vdev.kind == "draid":
-        asize = draid_vdev_asize(smallest, vdev.width, vdev.nspares, vdev.draid_groupwidth)
-        if asize <= 0:
-            raise ZsimError(
-                f"{vdev.compact()} has no allocatable space on disks this small; each child "
-                f"needs more than 32 MiB + one 16 MiB row per group"
-            )
-    elif vdev.kind == "raidz":
-        asize = smallest * vdev.width
-    else:
-        asize = smallest  # disk, or mirror: the smallest child
-    shift = metaslab_shift(asize, version)
-    count = asize >> shift
-    if count == 0:
-        raise ZsimError(f"{vdev.compact()} is too small to hold one metaslab; use larger disks")
-    if vdev.kind == "draid":
-        starts = np.arange(count, dtype=np.int64) << shift
-        sizes = draid_metaslab_size(starts, 1 << shift, ashift, vdev.draid_groupwidth)
-        metaslab_bytes = int(sizes.sum())
-        first_metaslab = int(sizes[0])
-    else:
-        metaslab_bytes = count << shift
-        first_metaslab = 1 << shift
-    ratio = deflate_ratio(vdev, ashift)
-    # Every metaslab is a whole number of 512 B units, so deflating the sum equals summing
-    # the per-metaslab deflated sizes as vdev_space_update() does.
-    dspace = deflated(metaslab_bytes, ratio)
-    has_elog = (
-        version.at_least(2, 1)
-        and count > ZFS_EMBEDDED_SLOG_MIN_MS
-        and (vdev.vclass == "normal" or (vdev.vclass == "special" and version.at_least(2, 4)))
-    )
-    # vdev_metaslab_init() moves the emptiest metaslab; on a new vdev that is metaslab 0.
-    elog = deflated(first_metaslab, ratio) if has_elog else 0
-    raw = sum(device_bytes)
-    after_labels = sum(leaves)
-    copies = vdev.width if vdev.kind == "mirror" else 1
-    geometry = after_labels - copies * metaslab_bytes
-    if vdev.kind == "mirror":
-        redundancy = (copies - 1) * metaslab_bytes
-    elif vdev.kind == "raidz":
-        redundancy = metaslab_bytes * vdev.parity // vdev.width
-    elif vdev.kind == "draid":
-        redundancy = metaslab_bytes * vdev.parity // vdev.draid_groupwidth
-    else:
-        redundancy = 0
-    padding = copies * metaslab_bytes - redundancy - dspace
-    return {
-        "leaf_asize": smallest,
-        "vdev_asize": asize,
-        "metaslab_shift": shift,
-        "metaslab_count": count,
-        "deflate_ratio": ratio,
-        "raw_bytes": raw,
-        "metaslab_bytes": metaslab_bytes,
-        "dspace_bytes": dspace,
-        "embedded_log_bytes": elog,
-        "labels_bytes": raw - after_labels,
-        "geometry_bytes": geometry,
-        "redundancy_bytes": redundancy,
-        "padding_bytes": padding,
-    }
-
-
 def _zfs_capacity(
     layout: ZfsLayout,
     disk_size: int,
@@ -261,9 +212,11 @@ def _zfs_capacity(
     class_disk_size: Mapping[str, int],
     disk_sizes: Mapping[str, int],
     logical_sector: int,
+    fill: float,
 ) -> tuple[dict[str, Any], list[VdevCapacity]]:
     check_layout_features(layout, version)
     parts: list[tuple[Vdev, tuple[int, ...], dict[str, int]]] = []
+    spaces: list[VdevSpace] = []
     for index, vdev in enumerate(layout.vdevs):
         sizes = tuple(
             _device_bytes(d, vdev.vclass, disk_size, class_disk_size, disk_sizes)
@@ -272,13 +225,11 @@ def _zfs_capacity(
         if vdev.vclass in ("cache", "spare"):
             parts.append((vdev, sizes, {}))
             continue
-        parts.append(
-            (
-                vdev,
-                sizes,
-                _vdev_capacity(index, vdev, sizes, ashift, version, partitioning, logical_sector),
-            )
-        )
+        info, steps = vdev_space(vdev, sizes, ashift, version, partitioning, logical_sector)
+        parts.append((vdev, sizes, info))
+        spaces.append(VdevSpace(index, vdev.vclass, vdev.type_word(), steps))
+    pool_steps = pool_expansion_steps(spaces, version, fill)
+    final = pool_steps[-1]
     normal = [p for p in parts if p[0].vclass == "normal"]
     elog_normal = sum(p[2]["embedded_log_bytes"] for p in normal)
     elog_special = sum(p[2]["embedded_log_bytes"] for p in parts if p[0].vclass == "special")
@@ -287,20 +238,20 @@ def _zfs_capacity(
     usable = max(0, normal_dspace - slop)
     zpool_size = sum(p[2]["metaslab_bytes"] for p in parts if p[0].vclass in SIZED_CLASSES)
     zpool_usable = sum(p[2]["dspace_bytes"] for p in parts if p[0].vclass in SIZED_CLASSES)
+    rds = [p[2]["dspace_bytes"] - p[2]["embedded_log_bytes"] for p in normal]
+    shares = dict(zip([id(p[0]) for p in normal], slop_shares(rds, slop), strict=True))
 
     record_psize = compressed_psize(recordsize, compress_ratio, ashift)
     vdevs: list[VdevCapacity] = []
-    slop_left = slop
-    normal_ids = [id(p[0]) for p in normal]
     for index, (vdev, sizes, info) in enumerate(parts):
         if not info:
             vdevs.append(_support_device(index, vdev, sizes))
             continue
         rd_v = info["dspace_bytes"] - info["embedded_log_bytes"]
+        position = next(n for n, space in enumerate(spaces) if space.index == index)
+        steps = spaces[position].steps
         if vdev.vclass == "normal":
-            is_last = id(vdev) == normal_ids[-1]
-            share = slop_left if is_last else (slop * rd_v // normal_dspace if normal_dspace else 0)
-            slop_left -= share
+            share = shares[id(vdev)]
             usable_v = rd_v - share
             raw_avail = usable_v * 512 // info["deflate_ratio"]
             effective = raw_avail * recordsize // psize_to_asize(vdev, record_psize, ashift)
@@ -316,6 +267,16 @@ def _zfs_capacity(
                 slop_bytes=share,
                 usable_bytes=usable_v,
                 effective_bytes=effective,
+                original_width=vdev.original_width,
+                attached_devices=vdev.attached_devices,
+                width_deflate_ratio=steps[-1].width_deflate_ratio,
+                expansion_unreported_bytes=(
+                    deflated(info["metaslab_bytes"], steps[-1].width_deflate_ratio)
+                    - info["dspace_bytes"]
+                ),
+                usable_new_data_bytes=final.vdev_new_data_bytes[position],
+                usable_after_rewrite_bytes=final.vdev_after_rewrite_bytes[position],
+                steps=steps if vdev.attached else (),
                 **info,
             )
         )
@@ -328,6 +289,10 @@ def _zfs_capacity(
         "embedded_log_bytes": elog_normal,
         "special_embedded_log_bytes": elog_special,
         "effective_bytes": sum(v.effective_bytes for v in vdevs),
+        "usable_new_data_bytes": final.usable_new_data_bytes,
+        "usable_after_rewrite_bytes": final.usable_after_rewrite_bytes,
+        "expansion_steps": pool_steps if len(pool_steps) > 1 else (),
+        "fill_at_attach": fill,
     }
     return totals, vdevs
 
@@ -396,6 +361,7 @@ def capacity(
     logical_sector: int = 512,
     class_disk_size: Mapping[str, int | str] | None = None,
     disk_sizes: Mapping[str, int | str] | None = None,
+    fill_at_attach: float = 0.0,
 ) -> CapacityReport:
     """Usable capacity of ``layout`` built from disks of ``disk_size`` bytes.
 
@@ -414,6 +380,9 @@ def capacity(
     logical_sector : the disks' logical sector size (512 or 4096), for the partition table.
     class_disk_size : per-class device size, e.g. ``{"log": "400GB", "special": "960GB"}``.
     disk_sizes : per-device size by name (``zpool create`` spelling), e.g. ``{"sdc": "10TB"}``.
+    fill_at_attach : for an expanded raidz (``raidz2 6+2``), how full the pool was (``zfs
+        list`` USED over USED+AVAIL, 0 ≤ f < 1) when each disk was attached; the data written
+        before keeps its old width. Only ``usable_new_data_bytes`` depends on it.
     """
     check_arg("capacity", "layout", layout, (str, *_LAYOUT_TYPES), "layout text such as 'raidz2 8'")
     check_arg("capacity", "disk_size", disk_size, (int, str), "bytes (int) or text such as '12TB'")
@@ -434,6 +403,15 @@ def capacity(
         raise ZsimError(
             f"compress_ratio {shown} must be a number ≥ 1 and ≤ {MAX_COMPRESS_RATIO:g} "
             "(1.0 = incompressible)"
+        )
+    if (
+        not isinstance(fill_at_attach, int | float)
+        or isinstance(fill_at_attach, bool)
+        or not 0 <= fill_at_attach < 1
+    ):
+        raise ZsimError(
+            f"fill_at_attach {repr(fill_at_attach)[:40]} must be a number ≥ 0 and < 1 "
+            "(0.8 = the pool was 80 % full when each disk was attached)"
         )
     if partitioning not in PARTITIONINGS:
         raise ZsimError(f"partitioning {partitioning!r} is not one of {', '.join(PARTITIONINGS)}")
@@ -458,6 +436,7 @@ def capacity(
             per_class,
             per_device,
             logical_sector,
+            float(fill_at_attach),
         )
         return _report(
             tree, disk, shift, version, partitioning, record, compress_ratio, totals, vdevs
@@ -512,15 +491,18 @@ def _report(
     by_class = {
         c: sum(v.metaslab_bytes for v in vdevs if v.vclass == c) for c in ("special", "log")
     }
-    notes = []
+    notes = _expansion_notes(tree, version, totals)
     if compress_ratio > 1 or record != 128 * KiB:
         notes.append(
             "effective_bytes is the logical data of this recordsize/compression that fits; "
             "zfs list always charges blocks at the 128 KiB deflate ratio"
         )
+    steps: tuple[PoolStep, ...] = totals["expansion_steps"]
     return CapacityReport(
         layout=to_compact(tree),
         zpool_form=to_zpool(tree),
+        zpool_create_form=to_zpool(ZfsLayout(tuple(v.as_created() for v in tree.vdevs))),
+        zpool_attach_commands=tuple(s.command for s in steps if s.command),
         system="zfs",
         ashift=ashift,
         zfs_version=str(version),
@@ -540,6 +522,26 @@ def _report(
         notes=tuple(notes),
         **totals,
     )
+
+
+def _expansion_notes(tree: ZfsLayout, version: ZfsVersion, totals: dict[str, Any]) -> list[str]:
+    if not any(v.attached for v in tree.vdevs):
+        return []
+    notes = [
+        "usable_bytes is what zfs list reports: an expanded raidz keeps the data:parity ratio "
+        "of its original width (vdev_set_deflate_ratio, txg 0); see docs/grow.md"
+    ]
+    if totals["usable_new_data_bytes"] == totals["usable_after_rewrite_bytes"]:
+        notes.append(
+            "usable_new_data_bytes assumes the pool was empty at each attach (fill_at_attach "
+            "0); give the fill to count the old blocks that keep their old width"
+        )
+    if not version.at_least(2, 4):
+        notes.append(
+            f"OpenZFS {version} has no 'zfs rewrite' (2.4+): reaching "
+            "usable_after_rewrite_bytes takes copying the data (cp, zfs send | recv)"
+        )
+    return notes
 
 
 def _plain_report(
@@ -579,6 +581,8 @@ def _plain_report(
         effective_efficiency=usable / raw,
         fault_tolerance=fault_tolerance,
         notes=notes,
+        usable_new_data_bytes=usable,
+        usable_after_rewrite_bytes=usable,
     )
 
 

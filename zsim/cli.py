@@ -95,6 +95,12 @@ def _build_parser() -> argparse.ArgumentParser:
     cap.add_argument("--log-size", help="size of each log device (default: --disk-size)")
     cap.add_argument("--special-size", help="size of each special/dedup device")
     cap.add_argument("--cache-size", help="size of each cache device")
+    cap.add_argument(
+        "--fill-at-attach",
+        default="0",
+        help="expanded raidz ('raidz2 6+2'): how full the pool was at each zpool attach, "
+        "e.g. 0.8 or 80%% (default 0: empty)",
+    )
     cap.add_argument("--json", action="store_true", help="print the JSON document")
 
     sim = sub.add_parser(

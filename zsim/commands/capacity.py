@@ -48,14 +48,28 @@ def cmd_capacity(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
         partitioning=args.partitioning,
         logical_sector=logical_sector,
         class_disk_size=class_sizes,
+        fill_at_attach=_fill(args.fill_at_attach),
     )
     return report.to_dict(), _capacity_text(report)
+
+
+def _fill(text: str) -> float:
+    """``--fill-at-attach``: a fraction (0.8) or a percentage (80%)."""
+    raw = str(text).strip()
+    try:
+        value = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
+    except ValueError:
+        raise ZsimError(
+            f"--fill-at-attach {raw[:30]!r} is not a number; give e.g. 0.8 or 80%"
+        ) from None
+    return value
 
 
 def _capacity_text(r: CapacityReport) -> str:
     lines = [f"layout      {r.layout}"]
     if r.system == "zfs":
-        lines.append(f"zpool form  zpool create tank {r.zpool_form}")
+        lines.append(f"zpool form  zpool create tank {r.zpool_create_form or r.zpool_form}")
+        lines.extend(f"            {command}" for command in r.zpool_attach_commands)
         lines.append(
             f"OpenZFS     {r.zfs_version}, ashift {r.ashift} "
             f"({format_binary_size(1 << (r.ashift or 9))} sectors), "
@@ -77,6 +91,8 @@ def _capacity_text(r: CapacityReport) -> str:
         lines.append(
             f"zfs USED+AVAIL       {format_size(r.usable_bytes)}   ({r.efficiency:.1%} of raw)"
         )
+        if r.expansion_steps:
+            lines.extend(_expansion_lines(r))
         lines.append(f"slop (reserved)      {format_size(r.slop_bytes)}")
         if r.embedded_log_bytes or r.special_embedded_log_bytes:
             lines.append(
@@ -147,5 +163,52 @@ def _capacity_text(r: CapacityReport) -> str:
             for row in rows
         )
         lines.append("(sizes in decimal units: 1 TB = 10^12 B; the columns add up to raw)")
+    if r.expansion_steps:
+        lines.append("")
+        lines.extend(_steps_table(r))
     lines.extend(f"note: {n}" for n in r.notes)
     return "\n".join(lines)
+
+
+def _expansion_lines(r: CapacityReport) -> list[str]:
+    """The three figures an expanded raidz adds under ``zfs USED+AVAIL``."""
+    fill = (
+        f"old blocks kept at their width, pool {r.fill_at_attach:.0%} full at each attach"
+        if r.fill_at_attach
+        else "pool empty at each attach"
+    )
+    return [
+        "  (what zfs list reports: the original width's data:parity ratio)",
+        f"real, for new data   {format_size(r.usable_new_data_bytes)}   ({fill})",
+        f"after zfs rewrite    {format_size(r.usable_after_rewrite_bytes)}   "
+        "(every block at the new width)",
+    ]
+
+
+def _steps_table(r: CapacityReport) -> list[str]:
+    """One row per attach: the pool as created, then after each ``zpool attach``."""
+    rows: list[tuple[str, ...]] = [
+        ("step", "attach", "zpool SIZE", "zfs USED+AVAIL", "real, new data", "after rewrite")
+    ]
+    rows.extend(
+        (
+            str(s.step),
+            f"{s.device} to vdev {s.vdev_index}" if s.device else "as created",
+            *(
+                f"{format_decimal_size(x)} ({format_binary_size(x)})"
+                for x in (
+                    s.zpool_size_bytes,
+                    s.usable_bytes,
+                    s.usable_new_data_bytes,
+                    s.usable_after_rewrite_bytes,
+                )
+            ),
+        )
+        for s in r.expansion_steps
+    )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    out = [
+        "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]
+    return ["expansion steps (one zpool attach at a time):", *out]

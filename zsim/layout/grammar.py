@@ -5,6 +5,12 @@ Two spellings give the same tree:
 * compact — counts instead of names: ``2x raidz2 6 + mirror 2 log mirror 2 cache 1``;
 * ``zpool create`` — device names: ``raidz2 sda sdb sdc sdd log mirror nvme0n1 nvme1n1``.
 
+An expanded RAIDZ vdev (OpenZFS 2.3+ RAIDZ expansion, ``zpool attach POOL raidzP-N DISK``) is
+spelled ``raidz2 6+2`` (created 6 wide, 2 disks attached since; no spaces around that ``+``)
+or, with names, the creation devices followed by ``attach`` and the attached devices in the
+order they were attached: ``raidz2 sda sdb sdc sdd sde sdf attach sdg sdh``. ``attach`` applies
+to the raidz vdev just before it. See ``docs/grow.md``.
+
 Compact layouts get Linux names (``sda``, ``sdb``, … ``sdaa``) in order, so
 ``parse_layout(to_zpool(t)) == t`` for every tree. One string uses one spelling; mixing counts
 and names is an error that shows both spellings.
@@ -47,6 +53,8 @@ _MULTIPLIER = re.compile(r"^([0-9]{1,9})[xX×]$")
 _RAIDZ = re.compile(r"^raidz([0-9]{0,9})$")
 _DRAID = re.compile(r"^draid([0-9]{0,9})((?::[^:\s]*)*)$")
 _INTEGER = re.compile(r"^[0-9]+$")
+_EXPANDED = re.compile(r"^([0-9]{1,9})\+([0-9]{1,9})$")
+_ATTACH = "attach"
 _CLASS_WORDS: dict[str, VdevClass] = {
     "log": "log",
     "logs": "log",
@@ -56,7 +64,7 @@ _CLASS_WORDS: dict[str, VdevClass] = {
     "spare": "spare",
     "spares": "spare",
 }
-_KEYWORDS = {"stripe", "mirror", "+", *_CLASS_WORDS}
+_KEYWORDS = {"stripe", "mirror", "+", _ATTACH, *_CLASS_WORDS}
 
 EXAMPLES = "'raidz2 8', '2x mirror 2', 'draid2:8d:2s:24c', 'raidz2 sda sdb sdc sdd'"
 
@@ -82,6 +90,19 @@ class _Spec:
     names: tuple[str, ...]  # zpool form
     repeat: int
     vclass: VdevClass
+    attached: int = 0  # compact form: disks attached since creation ("6+2")
+    attached_names: tuple[str, ...] = ()  # zpool form: the names after "attach"
+
+
+def _tokens(text: str) -> list[str]:
+    """Split on white space and on '+' joins, keeping an expansion count ``6+2`` whole."""
+    tokens: list[str] = []
+    for chunk in text.split():
+        if _EXPANDED.match(chunk):
+            tokens.append(chunk)
+        else:
+            tokens.extend(chunk.replace("+", " + ").split())
+    return tokens
 
 
 def parse_layout(text: str) -> Layout:
@@ -91,7 +112,7 @@ def parse_layout(text: str) -> Layout:
     """
     if not isinstance(text, str):
         raise LayoutError(f"a layout is text such as {EXAMPLES}, not {type(text).__name__}")
-    tokens = text.replace("+", " + ").split()
+    tokens = _tokens(text)
     if not tokens:
         raise LayoutError(f"the layout is empty; write one like {EXAMPLES}")
     head = tokens[0].lower()
@@ -135,7 +156,7 @@ def _parse_zfs(tokens: list[str], text: str) -> ZfsLayout:
             f"{text!r} has no data vdev; a pool needs at least one, e.g. 'mirror 2 log 1'"
         )
     if compact:
-        total = sum(s.repeat * (s.count or 0) for s in specs)
+        total = sum(s.repeat * ((s.count or 0) + s.attached) for s in specs)
         if total > MAX_DEVICES:
             raise LayoutError(
                 f"{text!r} needs {total} devices; zsim models at most {MAX_DEVICES} per pool"
@@ -202,13 +223,26 @@ def _zfs_specs(tokens: list[str], text: str) -> Iterator[_Spec]:
                     f"'{repeat}x mirror 2' or '{repeat}x raidz2 6'"
                 )
             continue
+        if word == _ATTACH:
+            raise LayoutError(
+                f"'attach' in {text!r} must follow the devices of a raidz vdev, e.g. "
+                f"'raidz1 sda sdb sdc attach sdd' (compact: 'raidz1 3+1')"
+            )
         if _is_type_word(word):
             i += 1
             args: list[str] = []
             while i < len(tokens) and not _is_keyword(tokens[i].lower()):
                 args.append(tokens[i])
                 i += 1
-            yield _spec_from_args(word, args, repeat or 1, vclass, text)
+            spec = _spec_from_args(word, args, repeat or 1, vclass, text)
+            if i < len(tokens) and tokens[i].lower() == _ATTACH:
+                i += 1
+                names: list[str] = []
+                while i < len(tokens) and not _is_keyword(tokens[i].lower()):
+                    names.append(tokens[i])
+                    i += 1
+                spec = _with_attached_names(spec, names, text)
+            yield spec
             repeat = None
             continue
         # Bare device names or a bare count: plain disks (a stripe, or plain support devices).
@@ -218,6 +252,8 @@ def _zfs_specs(tokens: list[str], text: str) -> Iterator[_Spec]:
             i += 1
         if repeat is not None:
             raise LayoutError(f"'{repeat}x' in {text!r} must be followed by a vdev type")
+        if len(args) == 1 and _EXPANDED.match(args[0]):
+            _check_attach_target("disk", 1, text)
         if len(args) == 1 and _INTEGER.match(args[0]):
             if vclass == "normal":
                 raise LayoutError(
@@ -231,7 +267,52 @@ def _zfs_specs(tokens: list[str], text: str) -> Iterator[_Spec]:
                 yield _Spec("disk", None, (name,), 1, vclass)
 
 
+def _with_attached_names(spec: _Spec, names: list[str], text: str) -> _Spec:
+    """The spec with the devices named after ``attach`` (zpool spelling only)."""
+    _check_attach_target(spec.type_word, max(len(names), 1), text)
+    if spec.count is not None:
+        raise LayoutError(
+            f"'attach' in {text!r} takes device names after a raidz given by names; with a "
+            f"count write e.g. '{spec.type_word} {spec.count}+1'"
+        )
+    if not names:
+        raise LayoutError(
+            f"'attach' in {text!r} names no device; write e.g. "
+            f"'{spec.type_word} {' '.join(spec.names)} attach sdz'"
+        )
+    _reject_integers(names, _ATTACH, text)
+    return _Spec(spec.type_word, None, spec.names, spec.repeat, spec.vclass, 0, tuple(names))
+
+
+def _check_attach_target(word: str, attached: int, text: str) -> None:
+    """Only raidz vdevs grow by attaching a disk (RAIDZ expansion, ``spa_vdev_attach()``)."""
+    if _RAIDZ.match(word):
+        return
+    if word == "mirror":
+        fix = (
+            "attaching to a mirror adds a copy, not space; write the wider mirror, e.g. 'mirror 3'"
+        )
+    elif word.startswith("draid"):
+        fix = "OpenZFS cannot expand a dRAID vdev (zpool attach refuses it); add a vdev instead"
+    else:
+        fix = "a single-disk vdev becomes a mirror when a disk is attached; write 'mirror 2'"
+    raise LayoutError(f"{text!r} attaches {attached} disk(s) to '{word}': {fix}")
+
+
 def _spec_from_args(word: str, args: list[str], repeat: int, vclass: VdevClass, text: str) -> _Spec:
+    if len(args) == 1 and _EXPANDED.match(args[0]):
+        expanded = _EXPANDED.match(args[0])
+        assert expanded is not None
+        _check_attach_target(word, int(expanded.group(2)), text)
+        created = _count(expanded.group(1), f"disks in '{word}'", text)
+        attached = int(expanded.group(2))
+        if attached < 1:
+            raise LayoutError(
+                f"'{word} {args[0]}' in {text!r} attaches no disk; write '{word} {created}' for "
+                f"a vdev never expanded, or '{word} {created}+1' for one disk attached"
+            )
+        _count(expanded.group(2), f"disks attached to '{word}'", text)
+        return _Spec(word, created, (), repeat, vclass, attached)
     if not args:
         if word.startswith("draid") and re.search(r":[0-9]+c", word):
             return _Spec(word, _draid_children_from_word(word, text), (), repeat, vclass)
@@ -287,10 +368,11 @@ def _build(spec: _Spec, names: Iterator[str], text: str) -> list[Vdev]:
     out: list[Vdev] = []
     for _ in range(spec.repeat):
         devices = spec.names or tuple(next(names) for _ in range(spec.count or 0))
+        attached = spec.attached_names or tuple(next(names) for _ in range(spec.attached))
         if word == "stripe":
             out.extend(Vdev("disk", (d,), vclass=spec.vclass) for d in devices)
             continue
-        vdev = _make_vdev(word, devices, spec.vclass, text)
+        vdev = _make_vdev(word, devices, spec.vclass, text, attached)
         if vdev.kind == "disk":
             out.extend(Vdev("disk", (d,), vclass=spec.vclass) for d in devices)
         else:
@@ -298,7 +380,13 @@ def _build(spec: _Spec, names: Iterator[str], text: str) -> list[Vdev]:
     return out
 
 
-def _make_vdev(word: str, devices: tuple[str, ...], vclass: VdevClass, text: str) -> Vdev:
+def _make_vdev(
+    word: str,
+    devices: tuple[str, ...],
+    vclass: VdevClass,
+    text: str,
+    attached: tuple[str, ...] = (),
+) -> Vdev:
     n = len(devices)
     if vclass in ("cache", "spare") and word != "disk":
         raise LayoutError(
@@ -334,7 +422,15 @@ def _make_vdev(word: str, devices: tuple[str, ...], vclass: VdevClass, text: str
                 f"raidz{parity} with {n} disks is wider than OpenZFS allows "
                 f"({MAX_RAIDZ_CHILDREN}); split it, e.g. '{-(-n // 12)}x raidz{parity} 12'"
             )
-        return Vdev("raidz", devices, parity=parity, vclass=vclass)
+        if n + len(attached) > MAX_RAIDZ_CHILDREN:
+            raise LayoutError(
+                f"raidz{parity} created {n} wide with {len(attached)} disks attached has "
+                f"{n + len(attached)} columns, more than the {MAX_RAIDZ_CHILDREN} OpenZFS allows a "
+                f"raidz; attach at most {MAX_RAIDZ_CHILDREN - n}, or add a vdev"
+            )
+        return Vdev(
+            "raidz", devices + attached, parity=parity, vclass=vclass, attached=len(attached)
+        )
     return _make_draid(word, devices, vclass, text)
 
 
@@ -511,7 +607,9 @@ def to_zpool(layout: Layout) -> str:
                 current = vdev.vclass
             if vdev.kind != "disk":
                 words.append(vdev.type_word())
-            words.extend(vdev.devices)
+            words.extend(vdev.as_created().devices)
+            if vdev.attached:
+                words.extend((_ATTACH, *vdev.attached_devices))
         return " ".join(words)
     if isinstance(layout, MdArray):
         return _mdadm_args(layout)

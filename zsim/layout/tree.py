@@ -7,9 +7,10 @@ the hardware.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, NamedTuple
 
+from zsim.errors import LayoutError
 from zsim.units import KiB, format_binary_multiple
 
 VdevKind = Literal["disk", "mirror", "raidz", "draid"]
@@ -29,6 +30,12 @@ class Vdev:
     ``devices`` are the leaf device names in order. For ``raidz`` and ``draid`` ``parity`` is
     the parity level; for ``draid`` ``ndata`` is data disks per redundancy group and
     ``nspares`` the distributed spares (OpenZFS ``vdev_draid_config_t``).
+
+    ``attached`` (raidz only) counts the devices added since creation by RAIDZ expansion
+    (``zpool attach POOL raidzP-N DISK``, OpenZFS 2.3+): they are the last ``attached`` names
+    of ``devices``, in the order they were attached. The vdev was created
+    :attr:`original_width` wide (OpenZFS ``vd_original_width``) and is now :attr:`width`
+    wide (``vd_physical_width``).
     """
 
     kind: VdevKind
@@ -37,6 +44,35 @@ class Vdev:
     ndata: int = 0
     nspares: int = 0
     vclass: VdevClass = "normal"
+    attached: int = 0
+
+    def __post_init__(self) -> None:
+        if self.attached and (self.kind != "raidz" or not 0 < self.attached < self.width):
+            raise LayoutError(
+                f"only a raidz vdev can have disks attached (RAIDZ expansion), and fewer than "
+                f"its width; got {self.attached} attached to a {self.width}-wide {self.kind}"
+            )
+
+    @property
+    def original_width(self) -> int:
+        """Width when the vdev was created (``vd_original_width``); :attr:`width` if never
+        expanded."""
+        return self.width - self.attached
+
+    @property
+    def attached_devices(self) -> tuple[str, ...]:
+        """The devices attached since creation, in attach order (empty if none)."""
+        return self.devices[self.original_width :]
+
+    def as_created(self) -> Vdev:
+        """This vdev as ``zpool create`` made it, before any disk was attached."""
+        if not self.attached:
+            return self
+        return replace(self, devices=self.devices[: self.original_width], attached=0)
+
+    def at_full_width(self) -> Vdev:
+        """A vdev of this width that was never expanded (every block at the full width)."""
+        return replace(self, attached=0) if self.attached else self
 
     @property
     def width(self) -> int:
@@ -78,7 +114,10 @@ class Vdev:
         return self.kind
 
     def compact(self) -> str:
-        """Compact spelling of this one vdev: ``raidz2 6``, ``mirror 2``, ``draid2:8d:2s:24c``."""
+        """Compact spelling of this one vdev: ``raidz2 6``, ``raidz2 6+2`` (created 6 wide, 2
+        disks attached since), ``mirror 2``, ``draid2:8d:2s:24c``."""
+        if self.kind == "raidz" and self.attached:
+            return f"raidz{self.parity} {self.original_width}+{self.attached}"
         if self.kind == "raidz":
             return f"raidz{self.parity} {self.width}"
         if self.kind == "mirror":
@@ -89,7 +128,15 @@ class Vdev:
 
     def shape(self) -> tuple[object, ...]:
         """Everything but the device names: two vdevs of equal shape are interchangeable."""
-        return (self.kind, self.width, self.parity, self.ndata, self.nspares, self.vclass)
+        return (
+            self.kind,
+            self.width,
+            self.parity,
+            self.ndata,
+            self.nspares,
+            self.vclass,
+            self.attached,
+        )
 
 
 @dataclass(frozen=True)

@@ -99,6 +99,31 @@ def deflated(space: int, ratio: int) -> int:
     return (space >> SPA_MINBLOCKSHIFT) * ratio
 
 
+def has_embedded_log(metaslab_count: int, vclass: str, version: ZfsVersion) -> bool:
+    """Whether a top-level vdev gives one metaslab to the embedded log class (2.1+).
+
+    ``vdev_metaslab_init()`` (vdev.c) moves the emptiest metaslab of a normal-class vdev with
+    more than ``zfs_embedded_slog_min_ms`` (64) metaslabs; from 2.4 special vdevs too.
+    """
+    return (
+        version.at_least(2, 1)
+        and metaslab_count > ZFS_EMBEDDED_SLOG_MIN_MS
+        and (vclass == "normal" or (vclass == "special" and version.at_least(2, 4)))
+    )
+
+
+def slop_shares(rdspaces: list[int], slop: int) -> list[int]:
+    """zsim's split of the pool's slop among normal vdevs, in proportion to their dspace.
+
+    OpenZFS keeps one slop for the pool (``spa_get_slop_space()``); this apportioning is
+    zsim's, for per-vdev figures: each vdev ``slop × rd_v // rd``, the last the remainder, so
+    the shares add up to ``slop`` exactly.
+    """
+    total = sum(rdspaces)
+    shares = [slop * rd // total if total else 0 for rd in rdspaces[:-1]]
+    return [*shares, slop - sum(shares)] if rdspaces else []
+
+
 def slop_space(normal_dspace: int, embedded_log_dspace: int, version: ZfsVersion) -> int:
     """Space kept back from ``zfs list`` AVAIL (``spa_get_slop_space()``, spa_misc.c).
 

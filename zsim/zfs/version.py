@@ -70,6 +70,7 @@ def parse_zfs_version(text: str | ZfsVersion | float | None) -> ZfsVersion:
 LAYOUT_FEATURES: tuple[tuple[str, str, tuple[int, int], str], ...] = (
     ("dRAID", "draid", (2, 1), "raidz"),
     ("special and dedup vdevs", "special/dedup", (0, 8), "a layout without them"),
+    ("RAIDZ expansion", "expansion", (2, 3), "a raidz created at its full width"),
 )
 
 
@@ -78,11 +79,12 @@ def check_layout_features(layout: Any, version: ZfsVersion) -> None:
     uses = {
         "draid": any(v.kind == "draid" for v in layout.vdevs),
         "special/dedup": bool(layout.of_class("special", "dedup")),
+        "expansion": any(v.attached for v in layout.vdevs),
     }
     for what, key, release, instead in LAYOUT_FEATURES:
         if uses[key] and not version.at_least(*release):
             needed = ".".join(str(n) for n in release)
             raise ZsimError(
-                f"{what} need{'s' if what == 'dRAID' else ''} OpenZFS {needed} or later, "
+                f"{what} need{'' if what.endswith('vdevs') else 's'} OpenZFS {needed} or later, "
                 f"not {version}; set zfs_version ≥ {needed} or use {instead}"
             )
