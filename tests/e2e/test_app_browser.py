@@ -1,7 +1,7 @@
 """The Streamlit app in a real browser: ``streamlit run app.py`` driven by Playwright.
 
 AppTest (tests/e2e/test_app_*_page.py) runs the pages' Python; this file checks what a user
-sees: each of the five pages opened by its URL draws its title, its key figures, its charts
+sees: each of the six pages opened by its URL draws its title, its key figures, its charts
 (a Vega chart whose marks have no area counts as not drawn) and no error or traceback; typing
 a layout in the sidebar changes the figures to what the library computes and puts the design
 in the URL; a bad layout shows an error naming the problem; and a link with the design in its
@@ -40,9 +40,26 @@ if TYPE_CHECKING:
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs_tool("chromium")]
 
-#: a long wait: the first Design page runs the discrete-event engine for three workloads
-#: (15-30 s with cold caches on a 2-core machine)
+#: a long wait: the first visit builds the analytic engine's device tables and simulates the
+#: default design's resilver (seconds; more with cold caches on a busy 2-core machine)
 SLOW_MS = 180_000
+#: the server runs app.py with zsim.des.run.simulate_des wrapped to log each call here (the
+#: module's ``des_log`` fixture's file): a sidebar change must add no line
+DES_LOG_ENV = "ZSIM_TEST_DES_LOG"
+#: ``python -c`` program that starts ``streamlit`` with the DES entry point wrapped
+LAUNCH = """
+import os, sys
+import zsim.des.run as des_run
+real = des_run.simulate_des
+def logged(sc, *args, **kwargs):
+    with open(os.environ["ZSIM_TEST_DES_LOG"], "a") as log:
+        log.write(f"{sc.name}\\n")
+    return real(sc, *args, **kwargs)
+des_run.simulate_des = logged
+from streamlit.web.cli import main
+sys.argv = ["streamlit", *sys.argv[1:]]
+sys.exit(main())
+"""
 VIEWPORT = {"width": 1400, "height": 1000}
 #: Streamlit 1.67's data-testids (checked in its rendered DOM)
 EXCEPTION = "stException"  # an uncaught exception's box (traceback or not)
@@ -76,6 +93,30 @@ def default_resilver_time() -> str:
     from zsim.units import format_time
 
     return format_time(simulate_resilver(Design().resilver_scenario(), seed=1).seconds)
+
+
+def default_grow() -> tuple[str, str, str]:
+    """What the Grow page should show for the default design with one disk attached (the
+    library's ``zsim.grow`` of the page's scenario, seed 1): the reflow time, and the
+    ``zfs list`` USED+AVAIL and after-rewrite space after the attach, TB and TiB."""
+    import zsim
+    from zsim.app import grow_view as gv
+    from zsim.app import ui
+    from zsim.app.design import Design
+
+    inputs = gv.GrowInputs()
+    sc = ui.scenario_from_toml(gv.grow_toml(Design(), inputs))
+    res = zsim.grow(sc, attach=1, vdev=0, seed=1)
+    after = res.space_after
+
+    def both(b: int) -> str:
+        return f"{b / 1e12:,.2f} TB ({b / 2**40:,.2f} TiB)"
+
+    return (
+        ui.fmt_time(res.seconds),
+        both(after["usable_bytes"]),
+        both(after["usable_after_rewrite_bytes"]),
+    )
 
 
 # ---------------------------------------------------------------- fixtures
@@ -122,13 +163,30 @@ def healthy(base: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def app(browser: Browser, shots: Path) -> Iterator[str]:
-    """``streamlit run app.py`` on a free port; yields its base URL."""
+def des_log(shots: Path) -> Path:
+    """The file the server logs each discrete-event run to (one scenario name a line)."""
+    path = shots / "des-runs.log"
+    path.write_text("")
+    return path
+
+
+def des_runs(des_log: Path) -> list[str]:
+    return des_log.read_text().splitlines()
+
+
+@pytest.fixture(scope="module")
+def app(browser: Browser, shots: Path, des_log: Path) -> Iterator[str]:
+    """``streamlit run app.py`` on a free port (the DES's entry point logged to
+    ``des_log``); yields its base URL."""
     port = free_port()
     log_path = shots / "streamlit.log"
-    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    env = {
+        **os.environ,
+        "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+        DES_LOG_ENV: str(des_log),
+    }
     cmd = [
-        sys.executable, "-m", "streamlit", "run", "app.py",
+        sys.executable, "-c", LAUNCH, "run", "app.py",
         "--server.headless", "true", "--server.address", "127.0.0.1",
         "--server.port", str(port), "--browser.gatherUsageStats", "false",
         "--server.fileWatcherType", "none",
@@ -323,14 +381,14 @@ def type_layout(page: Page, layout: str) -> None:
 # the first Design visit fills the caches the later ones read)
 
 
-def test_design_page(page, app, shots):
+def test_design_page(page, app, shots, des_log):
     from playwright.sync_api import expect
 
     from zsim.app.design import DEFAULT_WORKLOADS, PRESET_LABELS
 
     tb, tib = usable("raidz2 8")
     assert (tb, tib) == ("68.10 TB", "61.94 TiB")
-    open_page(page, app, "", "Design a pool")  # the default page is "/" ("/design": not found)
+    open_page(page, app, "", "Design a pool")  # the default page is "/" (and "/design")
     expect(metric(page, "Usable capacity (TB)")).to_have_text(tb, timeout=SLOW_MS)
     expect(metric(page, "Usable capacity (TiB)")).to_have_text(tib)
     expect(metric(page, "Resilver time")).to_have_text(default_resilver_time(), timeout=SLOW_MS)
@@ -343,8 +401,44 @@ def test_design_page(page, app, shots):
         expect(cell(table, PRESET_LABELS[w])).to_have_count(1)
     assert metric_text(page, "Efficiency").endswith("%")
     no_errors(page, "design")
+    assert des_runs(des_log) == [], "the Design page ran the discrete-event engine on its own"
+    assert page.get_by_text("read error in rebuild").count() == 0
+    expect(metric(page, "P(unrecoverable block)")).to_have_count(1)
     screenshot(page, shots, "01-design")
     charts_drawn(page, "design (capacity breakdown)", 1)
+
+
+def test_the_design_page_is_also_served_at_design(page, app, shots):
+    from playwright.sync_api import expect
+
+    open_page(page, app, "design", "Design a pool")
+    expect(metric(page, "Usable capacity (TB)")).to_have_text(
+        usable("raidz2 8")[0], timeout=SLOW_MS
+    )
+    settle(page)
+    no_errors(page, "/design")
+
+
+def test_sidebar_changes_rerender_without_a_des_run(page, app, shots, des_log):
+    from playwright.sync_api import expect
+
+    before = des_runs(des_log)
+    open_page(page, app, "", "Design a pool")
+    expect(metric(page, "Usable capacity (TB)")).to_have_text(usable("raidz2 8")[0])
+    box = page.get_by_label("Number of disks")
+    box.fill("24")
+    box.press("Enter")
+    settle(page)
+    type_layout(page, "3x raidz2 8")
+    expect(metric(page, "Usable capacity (TB)")).to_have_text(
+        usable("3x raidz2 8")[0], timeout=SLOW_MS
+    )
+    settle(page)
+    no_errors(page, "design, 24 disks as 3x raidz2 8")
+    table = page.get_by_test_id(TABLE).first
+    expect(table).to_be_visible()
+    assert des_runs(des_log) == before, "a sidebar change ran the discrete-event engine"
+    screenshot(page, shots, "01b-design-3x-raidz2-8")
 
 
 def test_typing_a_layout_changes_the_figures_and_the_link(page, app, shots):
@@ -386,8 +480,11 @@ def test_a_bad_layout_shows_an_error_not_a_traceback(page, app, shots):
     good = usable("raidz2 8")[0]
     open_page(page, app, "", "Design a pool")
     expect(metric(page, "Usable capacity (TB)")).to_have_text(good, timeout=SLOW_MS)
-    type_layout(page, "raidz3 3")
+    type_layout(page, "foo")
     error = page.get_by_test_id(ERROR)
+    expect(error).to_have_count(1, timeout=SLOW_MS)
+    expect(error).to_contain_text("'foo' in the layout 'foo' is neither a vdev type")
+    type_layout(page, "raidz3 3")
     expect(error).to_have_count(1, timeout=SLOW_MS)
     expect(error).to_contain_text("raidz3 needs at least 4 disks")
     expect(error).to_contain_text("'raidz3 3'")
@@ -478,3 +575,28 @@ def test_resilver_page(page, app, shots):
     no_errors(page, "resilver")
     screenshot(page, shots, "09-resilver")
     charts_drawn(page, "resilver (progress)", 1)
+
+
+def test_grow_page(page, app, shots):
+    from playwright.sync_api import expect
+
+    reflow, reported, rewritten = default_grow()
+    open_page(page, app, "grow", "Grow this pool")
+    # the space at once; the reflow from the worker process when it is done
+    table = page.get_by_test_id(TABLE).first
+    expect(cell(table, reported)).to_have_count(1, timeout=SLOW_MS)
+    expect(cell(table, rewritten)).to_have_count(1)
+    assert reported != rewritten  # the gap the page is about
+    expect(page.get_by_text("zpool attach tank raidz2-0 sdi")).to_have_count(1)
+    expect(metric(page, "Reflow time")).to_have_text(reflow, timeout=SLOW_MS)
+    settle(page)
+    assert re.fullmatch(r"[\d,.]+ MB/s", metric_text(page, "Copy rate"))
+    expect(page.get_by_text(re.compile("limited by the disks"))).to_have_count(1)
+    no_errors(page, "grow")
+    screenshot(page, shots, "10-grow")
+    charts_drawn(page, "grow (space bars, reflow curve)", 2)
+    # attaching to a mirror is refused with one message naming the fix
+    open_page(page, app, "grow?layout=4x+mirror+2", "Grow this pool")
+    expect(page.get_by_test_id(ERROR)).to_contain_text("adds a copy", timeout=SLOW_MS)
+    assert not texts(page, EXCEPTION)
+    screenshot(page, shots, "11-grow-mirror-refused")

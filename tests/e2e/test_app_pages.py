@@ -5,6 +5,7 @@ no exception. (The Calibrate and Resilver pages have their own files.)"""
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -15,7 +16,8 @@ from streamlit.testing.v1 import AppTest
 import zsim
 from tests.conftest import ROOT
 from zsim.app import design as model
-from zsim.app import scaling_model
+from zsim.app import figures, scaling_model
+from zsim.app.pages import widgets
 
 IRONWOLF = zsim.load_profile("seagate-ironwolf-12tb")
 
@@ -29,6 +31,17 @@ def app(**query: str) -> AppTest:
     for key, value in query.items():
         at.query_params[key] = value
     at.run()
+    return settle(at)
+
+
+def settle(at: AppTest, timeout_s: float = 300.0) -> AppTest:
+    """Rerun while the Design page's resilver runs in the background (a browser's page
+    polls for it; AppTest does not run fragments on a timer)."""
+    deadline = time.monotonic() + timeout_s
+    while any(c.value.startswith(widgets.RESILVER_WAIT_TEXT) for c in at.caption):
+        assert time.monotonic() < deadline, "the background resilver did not finish"
+        time.sleep(0.3)
+        at.run()
     return at
 
 
@@ -46,9 +59,37 @@ def tb(layout: str) -> str:
     return f"{usable / 1e12:,.2f} TB"
 
 
-def test_design_page_default_render_shows_the_librarys_figures():
+def no_des(monkeypatch) -> list[str]:
+    """Make the discrete-event engine's entry point fail (and record the attempt): a page
+    that starts it on a sidebar change shows an error, and the list says so."""
+    import zsim.des.run
+
+    attempts: list[str] = []
+
+    def refuse(sc, *args, **kwargs):
+        attempts.append(sc.workload.rw or "")
+        raise AssertionError("the app ran the discrete-event engine on a sidebar change")
+
+    monkeypatch.setattr(zsim.des.run, "simulate_des", refuse)
+    return attempts
+
+
+def fast(sc):
+    """What the page shows for a scenario: the library's fast answer."""
+    return figures.fast_answer(sc, zsim.simulate)
+
+
+def bad_cell(value: str) -> bool:
+    """A cell that shows nothing useful: None, nan, <NA> or an error instead of a reason."""
+    v = value.strip().lower()
+    return v in ("none", "nan", "<na>", "error") or v.startswith(("error", "internal error"))
+
+
+def test_design_page_default_render_shows_the_librarys_figures(monkeypatch):
+    attempts = no_des(monkeypatch)
     at = app()
     clean(at)
+    assert attempts == []
     assert at.title[0].value == "Design a pool"
     m = metrics(at)
     assert m["Usable capacity (TB)"] == tb("raidz2 8")
@@ -56,21 +97,57 @@ def test_design_page_default_render_shows_the_librarys_figures():
     assert m["Usable capacity (TiB)"] == f"{report.usable_bytes / 2**40:,.2f} TiB"
     table = at.dataframe[0].value
     assert list(table["workload"]) == [model.PRESET_LABELS[w] for w in model.DEFAULT_WORKLOADS]
-    # the backup workload is in the analytic engine's range: the page shows its figure
-    sc = model.Design().scenario("backup-1m-write")
-    expect = zsim.simulate(sc, engine="analytic")
-    row = table[table["workload"] == model.PRESET_LABELS["backup-1m-write"]].iloc[0]
-    assert row["engine"] == "analytic"
-    assert row["MB/s"] == round(expect.write.bytes_per_s / 1e6, 1)
-    assert row["limited by"] == expect.limit
-    rule = zsim.simulate(sc, engine="baseline")
-    assert row["rule of thumb MB/s"] == round(rule.write.bytes_per_s / 1e6, 1)
-    # outside its range the page names the DES and says why
-    media = table[table["workload"] == model.PRESET_LABELS["media-1m-read"]].iloc[0]
-    assert media["engine"] == "des"
-    assert any("discrete-event engine" in c.value for c in at.caption)
+    for w in model.DEFAULT_WORKLOADS:
+        sc = model.Design().scenario(w)
+        res, declined = fast(sc)
+        row = table[table["workload"] == model.PRESET_LABELS[w]].iloc[0]
+        assert row["engine"] == figures.ENGINE_LABELS[res.engine]
+        assert row["MB/s"] == round((res.read.bytes_per_s + res.write.bytes_per_s) / 1e6, 1)
+        assert row["limited by"] == figures.assumptions(sc, res, declined).limit
+        assert row["jobs × queue depth"].startswith(
+            f"{sc.workload.numjobs} jobs × iodepth {sc.workload.iodepth}"
+        )
+        rule = zsim.simulate(sc, engine="baseline")
+        assert row["rule of thumb MB/s"] == round(
+            (rule.read.bytes_per_s + rule.write.bytes_per_s) / 1e6, 1
+        )
+        if declined:  # the rule of thumb, labelled, and the analytic engine's reason
+            assert "rule of thumb" in row["engine"]
+            assert any(
+                figures.short_reason(declined, 400) in c.value and "rule of thumb" in c.value
+                for c in at.caption
+            )
+    for frame in at.dataframe:  # no None/nan/error cell anywhere
+        for value in frame.value.astype(str).to_numpy().ravel():
+            assert not bad_cell(value), value
     assert m["Resilver time"].endswith(" h")
+    # the URE figure is labelled as what it is, in the CLI's words
+    assert "P(unrecoverable block)" in m
+    assert not any("read error in rebuild" in k for k in m)
     assert m["Per usable TB"] == "—"  # no price given: no cost is guessed
+
+
+def test_sidebar_changes_never_run_the_discrete_event_engine(monkeypatch):
+    attempts = no_des(monkeypatch)
+    at = app()
+    clean(at)
+    at.number_input(key="w_disks").set_value(24).run()
+    at.text_input(key="w_layout").set_value("3x raidz2 8").run()
+    clean(at)
+    assert metrics(at)["Usable capacity (TB)"] == tb("3x raidz2 8")
+    at.selectbox(key="w_disk").set_value("wd-red-plus-12tb").run()
+    clean(at)
+    at.multiselect(key="w_workloads").select("4k-randwrite").run()
+    clean(at)
+    at.switch_page("app_pages/compare.py").run()
+    clean(at)
+    at.switch_page("app_pages/scaling.py").run()
+    clean(at)
+    assert attempts == []
+    # the busiest resource is named as a class, never as one device
+    at.switch_page("app_pages/design.py").run()
+    limits = " ".join(at.dataframe[0].value["limited by"])
+    assert "disk:" not in limits and "sda" not in limits
 
 
 def test_design_page_changed_layout_gives_the_librarys_numbers_and_the_url():
@@ -97,7 +174,13 @@ def test_design_page_changed_layout_gives_the_librarys_numbers_and_the_url():
 
 @pytest.mark.parametrize(
     ("layout", "message"),
-    [("raidz3 3", "raidz3"), ("raidz2 6", "uses 6 disks but 8 were chosen"), ("raidz9 8", "")],
+    [
+        ("raidz3 3", "raidz3"),
+        ("raidz2 6", "uses 6 disks but 8 were chosen"),
+        ("raidz9 8", ""),
+        ("foo", "'foo' in the layout 'foo' is neither a vdev type nor a disk name"),
+        ("raidz2 8 +", "stray '+'"),
+    ],
 )
 def test_design_page_bad_layout_shows_an_error_and_no_exception(layout, message):
     at = app(wl=FAST)
@@ -135,6 +218,8 @@ def test_compare_page_lists_the_sweeps_layouts_and_changes_with_the_disks():
         zsim.capacity("raidz2 8", IRONWOLF.capacity).usable_bytes / 1e12, 2
     )
     assert "★" in set(shown["Pareto"])
+    for value in shown.astype(str).to_numpy().ravel():  # a reason where no figure exists
+        assert not bad_cell(value), value
     # 12 disks: more layouts, the library's count again
     at.number_input(key="w_disks").set_value(12)
     at.text_input(key="w_layout").set_value("2x raidz2 6").run()
@@ -170,17 +255,22 @@ def test_scaling_page_with_a_bad_custom_disk_shows_an_error():
 
 
 def test_design_page_des_button_runs_the_des_and_shows_its_ci_and_latency_distribution():
-    at = app(wl="media-1m-read")
+    at = app(wl="4k-randread")
     clean(at)
     assert "Bandwidth" not in metrics(at)  # nothing runs before the button
+    assert at.dataframe[0].value["engine"].iloc[0] == "analytic engine"
     at.button(key="w_des_run").click().run()
     clean(at)
-    sc = model.Design(workloads=("media-1m-read",)).scenario("media-1m-read")
+    sc = model.Design(workloads=("4k-randread",)).scenario("4k-randread")
     expect = model.simulate_des(sc, seed=1)
     m = metrics(at)
     assert m["Bandwidth"] == f"{expect.read.bytes_per_s / 1e6:,.1f} MB/s"
     assert m["95 % CI (±)"] == f"{expect.ci_rel:.1%}"
     assert m["Limited by"] == expect.limit
+    # the table above now shows the DES figure for this scenario and seed
+    row = at.dataframe[0].value.iloc[0]
+    assert row["engine"] == figures.ENGINE_LABELS["des"]
+    assert row["MB/s"] == round(expect.read.bytes_per_s / 1e6, 1)
     # the latency distribution: a CDF of the DES's quantiles, in ms
     specs = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
     cdf = [s for s in specs if s["encoding"]["x"]["field"] == "latency_ms"]
@@ -190,3 +280,31 @@ def test_design_page_des_button_runs_the_des_and_shows_its_ci_and_latency_distri
     # another seed is another run, shown only after its button press
     at.number_input(key="w_des_seed").set_value(2).run()
     assert "Bandwidth" not in metrics(at)
+    assert at.dataframe[0].value["engine"].iloc[0] == "analytic engine"
+    # back to seed 1: kept by scenario and seed, shown without running again
+    at.number_input(key="w_des_seed").set_value(1).run()
+    assert metrics(at)["Bandwidth"] == f"{expect.read.bytes_per_s / 1e6:,.1f} MB/s"
+
+
+def test_pinned_designs_are_side_by_side_and_the_report_is_offered():
+    at = app(wl=FAST)
+    clean(at)
+    at.button(key="w_pin").click().run()
+    at.text_input(key="w_layout").set_value("4x mirror 2").run()
+    at.button(key="w_pin").click().run()
+    clean(at)
+    pinned = at.dataframe[-1].value
+    names = [c for c in pinned.columns if c != "measure"]
+    assert names == [
+        "A: raidz2 8 of 8 × seagate-ironwolf-12tb",
+        "B: 4x mirror 2 of 8 × seagate-ironwolf-12tb",
+    ]
+    usable = pinned[pinned["measure"] == "usable capacity"].iloc[0]
+    assert usable[names[0]].startswith(tb("raidz2 8"))
+    assert usable[names[1]].startswith(tb("4x mirror 2"))
+    for value in pinned.astype(str).to_numpy().ravel():
+        assert not bad_cell(value), value
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "One-page report (Markdown)" in labels
+    at.button(key="w_pins_clear").click().run()
+    assert not any("measure" in f.value.columns for f in at.dataframe)

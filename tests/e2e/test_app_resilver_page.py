@@ -16,6 +16,7 @@ The resilver runs are cached per process by ``st.cache_data``; run together with
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -29,8 +30,8 @@ from streamlit.testing.v1 import AppTest
 from streamlit.util import calc_hash
 
 import zsim
+from zsim.app import figures, ui
 from zsim.app import resilver_view as rv
-from zsim.app import ui
 from zsim.app.design import Design
 from zsim.app.pages import widgets
 
@@ -44,7 +45,19 @@ def resilver_page(query: dict[str, str] | None = None) -> AppTest:
     for key, value in (query or {}).items():
         at.query_params[key] = value
     at.run()
+    settle(at)
     assert [t.value for t in at.title] == ["Resilver"]
+    return at
+
+
+def settle(at: AppTest, timeout_s: float = 600.0) -> AppTest:
+    """Rerun while the page's resilvers run in the background (a browser's page polls for
+    them; AppTest does not run fragments on a timer)."""
+    deadline = time.monotonic() + timeout_s
+    while any(c.value.startswith(widgets.RESILVER_WAIT_TEXT) for c in at.caption):
+        assert time.monotonic() < deadline, "the background resilvers did not finish"
+        time.sleep(0.3)
+        at.run()
     return at
 
 
@@ -71,7 +84,7 @@ def test_default_page_shows_the_librarys_resilver() -> None:
     res = zsim.resilver(design.resilver_scenario())
     assert metric(at, "Resilver time") == ui.fmt_time(res.seconds)
     assert metric(at, "Resilver rate") == ui.fmt_rate(res.bytes_per_s)
-    assert metric(at, "Limited by") == res.limit
+    assert metric(at, "Limited by") == figures.resilver_limit_short(res.limit, res.disk)
     assert metric(at, "P(data loss) over 5 years") == ui.fmt_prob(
         res.durability["loss_probability"]
     )
@@ -95,7 +108,9 @@ def test_default_page_shows_the_librarys_resilver() -> None:
 def test_written_randomly_gives_the_librarys_time() -> None:
     at = resilver_page()
     at.checkbox(key="r_draid").uncheck().run()  # the comparison is not needed here
+    settle(at)
     at.radio(key="r_written").set_value("random").run()
+    settle(at)
     assert_clean(at)
     d = rv.base_dict(Design())
     d["resilver"] = {"written": "random"}
@@ -117,13 +132,14 @@ def test_failed_disk_from_a_shared_link() -> None:
     res = library(zsim.scenario_from_dict(d))
     assert res.disk == "sdc"
     assert metric(at, "Resilver time") == ui.fmt_time(res.seconds)
-    assert metric(at, "Limited by") == res.limit
+    assert metric(at, "Limited by") == figures.resilver_limit_short(res.limit, res.disk)
     assert at.query_params["r_disk"] == "sdc"
 
 
 def test_sidebar_layout_changes_the_cases() -> None:
     at = resilver_page()
     at.text_input(key="w_layout").set_value("raidz1 8").run()
+    settle(at)
     assert_clean(at)
     design = Design(layout="raidz1 8")
     res = library(design.resilver_scenario())
@@ -138,6 +154,7 @@ def test_sidebar_layout_changes_the_cases() -> None:
 def test_bad_layout_shows_an_error_not_a_traceback() -> None:
     at = resilver_page()
     at.text_input(key="w_layout").set_value("raidz3 3").run()
+    settle(at)
     assert not at.exception
     assert at.error, "no error for raidz3 3"
     assert "raidz3" in at.error[0].value
@@ -148,6 +165,7 @@ def test_bad_layout_shows_an_error_not_a_traceback() -> None:
 def test_stripe_says_no_redundancy() -> None:
     at = resilver_page()
     at.text_input(key="w_layout").set_value("stripe 8").run()
+    settle(at)
     assert_clean(at)
     assert at.warning and at.warning[0].value.startswith("No redundancy")
     assert not at.get("vega_lite_chart")
@@ -156,6 +174,7 @@ def test_stripe_says_no_redundancy() -> None:
 def test_under_load_case() -> None:
     at = resilver_page()
     at.checkbox(key="r_load").check().run()
+    settle(at)
     assert_clean(at)
     table = at.dataframe[0].value
     assert len(table) == 4

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import re
 import tempfile
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
@@ -24,7 +25,7 @@ from typing import Any
 from zsim.capacity import capacity
 from zsim.errors import ZsimError
 from zsim.files import atomic_write_text
-from zsim.layout.grammar import parse_layout, vdev_group_text
+from zsim.layout.grammar import EXAMPLES, parse_layout, vdev_group_text
 from zsim.layout.tree import ZfsLayout
 from zsim.scenario import scenario_from_dict
 from zsim.simulate import simulate
@@ -50,9 +51,9 @@ COMPRESSION = ("off", "lz4", "zstd")
 SYNC = ("standard", "always", "disabled")
 FIO_RW = ("randread", "randwrite", "randrw", "read", "write")
 
-#: The DES runs the page starts for workloads outside the analytic engine's range: 5 % CI,
-#: capped in *simulated* seconds so the same design always gives the same figures (a wall
-#: cap would make them depend on the machine's speed).
+#: The DES run the Design page's button starts: 5 % CI, capped in *simulated* seconds so the
+#: same design always gives the same figures (a wall cap would make them depend on the
+#: machine's speed). The pages never start it on their own.
 DES_TARGET_CI = 0.05
 DES_MAX_SIM_SECONDS = 120.0
 DES_MAX_WALL_SECONDS = 600.0
@@ -201,6 +202,7 @@ class Design:
         if self.disks < 1:
             raise ZsimError(f"the number of disks must be at least 1, not {self.disks}")
         tree = parse_layout(self.layout)
+        check_layout_words(self.layout, tree)
         used = data_device_count(tree)
         if used != self.disks:
             raise ZsimError(
@@ -219,6 +221,32 @@ class Design:
 
     def replace(self, **changes: Any) -> Design:
         return dataclasses.replace(self, **changes)
+
+
+#: what a disk's name looks like in a ``zpool create`` layout (Linux and FreeBSD device
+#: names, /dev paths, by-id names)
+DEVICE_NAME = re.compile(
+    r"^(/dev/.+|(sd|vd|xvd|hd)[a-z]+|nvme\d+n\d+|(a)?da\d+|(ata|scsi|wwn|nvme|usb)-.+)$"
+)
+
+
+def check_layout_words(text: str, tree: Any) -> None:
+    """Refuse a layout of plain single-disk vdevs whose names are not disk names: ``foo``
+    parses as ``zpool create tank foo`` (a one-disk stripe of a device named foo), which is
+    never what a planner typing in the app means. ``stripe 8`` or disk names (``sda sdb``)
+    say it."""
+    if not isinstance(tree, ZfsLayout):
+        return
+    for v in tree.vdevs:
+        if v.vclass != "normal" or v.kind != "disk":
+            continue
+        odd = [d for d in v.devices if not DEVICE_NAME.match(d)]
+        if odd and "stripe" not in text.lower().split():
+            raise ZsimError(
+                f"{odd[0]!r} in the layout {text!r} is neither a vdev type nor a disk name; "
+                f"start with stripe, mirror, raidz1-3 or draid1-3, e.g. {EXAMPLES} (single "
+                f"disks: 'stripe 8' or their names, 'sda sdb')"
+            )
 
 
 def preset(name: str) -> Any:
@@ -336,24 +364,6 @@ def capacity_breakdown(report: Any) -> list[dict[str, Any]]:
 # ---------------------------------------------------------------- performance
 
 
-def auto_engine(sc: Any) -> tuple[str, str | None]:
-    """``("analytic", None)`` where the analytic engine is valid, else ``("des", why)``."""
-    from zsim.analytic.engine import validity  # loads SimPy; only when a page asks
-
-    why = validity(sc)
-    return ("analytic", None) if why is None else ("des", why)
-
-
-def simulate_auto(
-    sc: Any, seed: int = 1, progress: Callable[[float, float, float], None] | None = None
-) -> Any:
-    """The analytic engine where valid, else the DES with the page's reproducible caps."""
-    engine, _ = auto_engine(sc)
-    if engine == "analytic":
-        return simulate(sc, engine="analytic", seed=seed)
-    return simulate_des(sc, seed=seed, progress=progress)
-
-
 def simulate_des(
     sc: Any, seed: int = 1, progress: Callable[[float, float, float], None] | None = None
 ) -> Any:
@@ -366,41 +376,6 @@ def simulate_des(
         max_wall_seconds=DES_MAX_WALL_SECONDS,
         progress=progress,
     )
-
-
-def result_row(name: str, res: Any, rule: Any | None = None) -> dict[str, Any]:
-    """One workload's figures (read + write) from a :class:`zsim.SimResult`, with the rule
-    of thumb's beside them when given."""
-    iops = res.read.iops + res.write.iops
-    bw = res.read.bytes_per_s + res.write.bytes_per_s
-    dirs = [d for d in (res.read, res.write) if d.iops > 0]
-    mean = sum(d.latency_mean * d.iops for d in dirs) / iops if iops else None
-    p99s = [d.latency_p99 for d in dirs if d.latency_p99]
-    row: dict[str, Any] = {
-        "workload": name,
-        "label": PRESET_LABELS.get(name, "custom"),
-        "engine": res.engine,
-        "bytes_per_s": bw,
-        "read_bytes_per_s": res.read.bytes_per_s,
-        "write_bytes_per_s": res.write.bytes_per_s,
-        "iops": iops,
-        "latency_mean_s": mean if mean else None,
-        "latency_p99_s": max(p99s) if p99s else None,
-        "limit": res.limit,
-        "ci_rel": res.ci_rel,
-    }
-    if rule is not None:
-        rule_bw = rule.read.bytes_per_s + rule.write.bytes_per_s
-        rule_iops = rule.read.iops + rule.write.iops
-        row["rule_bytes_per_s"] = rule_bw
-        row["rule_iops"] = rule_iops
-        row["rule_vs_zsim"] = rule_iops / iops if iops else None
-        row["rule"] = rule.notes[0] if rule.notes else rule.limit
-    return row
-
-
-def baseline(sc: Any) -> Any:
-    return simulate(sc, engine="baseline")
 
 
 # ---------------------------------------------------------------- resilver

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from zsim.app import design as model
+from zsim.app.figures import resilver_limit_words
 from zsim.errors import ZsimError
 from zsim.layout.grammar import parse_layout
 from zsim.layout.tree import MdArray, ZfsLayout, ZpoolOnBlock
@@ -446,6 +447,7 @@ def summary_row(case: Case, result: Any, loaded: dict[str, Any] | None = None) -
         "bytes_per_s": result.bytes_per_s,
         "bytes_read": result.bytes_read,
         "limit": result.limit,
+        "limit_words": resilver_limit_words(result.limit, result.utilization, result.disk),
         "wait_seconds": None if result.lost else _wait_seconds(case, result),
         "loss_probability": dur.get("loss_probability"),
         "loss_probability_ci95": dur.get("loss_probability_ci95"),
@@ -463,6 +465,7 @@ def summary_row(case: Case, result: Any, loaded: dict[str, Any] | None = None) -
             total_seconds=secs,
             bytes_per_s=ul.get("bytes_per_s", 0.0),
             limit=ul.get("limit", ""),
+            limit_words=resilver_limit_words(ul.get("limit", ""), {}, result.disk),
             loss_probability=(loaded or {}).get("loss_probability"),
             loss_probability_ci95=(loaded or {}).get("loss_probability_ci95"),
             ure_probability=(loaded or {}).get("ure_probability"),
@@ -643,7 +646,7 @@ def table_rows(summary: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
                 "time (h)": None if r["hours"] is None else round(r["hours"], 2),
                 "rate (MB/s)": round(r["bytes_per_s"] / MB, 1),
                 f"P(data loss) over {years:.0f} y": r["loss_probability"],
-                "limited by": r["limit"],
+                "limited by": r.get("limit_words") or r["limit"],
                 "then scrub (h)": None
                 if not r.get("scrub_after_seconds")
                 else round(r["scrub_after_seconds"] / HOUR, 2),

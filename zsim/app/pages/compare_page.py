@@ -9,6 +9,8 @@ from typing import Any
 
 import streamlit as st
 
+from zsim.app import design as model
+from zsim.app import figures
 from zsim.app.pages import widgets
 from zsim.sweep.recommend import Objective, objectives_for, pareto_front
 from zsim.units import MB
@@ -66,8 +68,20 @@ def comparison_rows(table: Any, rule: Any, front: set[str]) -> list[dict[str, An
 
 
 def _display(rows: list[dict[str, Any]], with_resilver: bool) -> list[dict[str, Any]]:
-    def r1(x: float | None, scale: float = 1.0) -> float | None:
-        return None if x is None else round(x / scale, 1)
+    """The table as shown: numbers as text with their thousands separators, and where a
+    figure does not exist a short reason (never None, nan or "error")."""
+
+    def fig(r: dict[str, Any], key: str, scale: float = 1.0, fmt: str = ",.0f") -> str:
+        value = r[key]
+        if value is not None:
+            return format(value / scale, fmt)
+        workload = key.split(".")[0]
+        why = r.get(f"{workload}.error")
+        return f"no analytic figure: {figures.short_reason(why, 48)}" if why else "not computed"
+
+    def rule(r: dict[str, Any], key: str, scale: float = 1.0, fmt: str = ",.0f") -> str:
+        value = r[key]
+        return "no rule for this layout" if value is None else format(value / scale, fmt)
 
     out = []
     for r in rows:
@@ -78,17 +92,22 @@ def _display(rows: list[dict[str, Any]], with_resilver: bool) -> list[dict[str, 
             "usable TiB": round(r["usable_tib"], 2),
             "efficiency %": round(r["efficiency"] * 100, 1),
             "disks that may fail": r["fault_tolerance"],
-            "4K rand read IOPS": r1(r["4k-randread.iops"]),
-            "rule of thumb": r1(r["4k-randread.rule_iops"]),
-            "4K rand write IOPS": r1(r["4k-randwrite.iops"]),
-            "rule of thumb ": r1(r["4k-randwrite.rule_iops"]),
-            "1M write MB/s": r1(r[f"{STREAMING}.bytes_per_s"], MB),
-            "rule of thumb  ": r1(r[f"{STREAMING}.rule_bytes_per_s"], MB),
-            "$ per usable TB": r1(r["usd_per_usable_tb"]),
+            "4K rand read IOPS": fig(r, "4k-randread.iops"),
+            "rule of thumb": rule(r, "4k-randread.rule_iops"),
+            "4K rand write IOPS": fig(r, "4k-randwrite.iops"),
+            "rule of thumb ": rule(r, "4k-randwrite.rule_iops"),
+            "1M write MB/s": fig(r, f"{STREAMING}.bytes_per_s", MB, ",.1f"),
+            "rule of thumb  ": rule(r, f"{STREAMING}.rule_bytes_per_s", MB, ",.1f"),
+            "$ per usable TB": (
+                "no price entered"
+                if r["usd_per_usable_tb"] is None
+                else f"{r['usd_per_usable_tb']:,.1f}"
+            ),
         }
         if with_resilver:
-            d["resilver h"] = r1(r["resilver_seconds"], 3600)
-            d["P(loss) 5 y"] = r["loss_probability"]
+            secs, loss = r["resilver_seconds"], r["loss_probability"]
+            d["resilver h"] = "not computed" if secs is None else f"{secs / 3600:,.1f}"
+            d["P(loss) 5 y"] = "not computed" if loss is None else f"{loss:.2e}"
         out.append(d)
     return out
 
@@ -171,28 +190,41 @@ def render() -> None:
         f"good on every measure (usable space, the three speeds, fault tolerance, cost when "
         f"priced, resilver time when computed) and better on one."
     )
-    with_resilver = st.checkbox(
-        "Add resilver time and loss probability (simulates a resilver for every layout; "
-        "about a minute or two the first time)",
+    # the resilver columns simulate a resilver per layout (the DES): only on the button, and
+    # kept for the designs it was pressed for (a sidebar change drops them, runs nothing)
+    done: set[str] = st.session_state.setdefault("zsim_cmp_resilver_for", set())
+    key = repr(sorted(model.design_to_query(design).items()))
+    if st.button(
+        "Add resilver time and loss probability",
         key="w_cmp_resilver",
-        value=st.query_params.get("resilver") == "1",
-    )
-    st.session_state["zsim_page_query"] = {"resilver": "1"} if with_resilver else {}
+        disabled=key in done,
+        help="Simulates a resilver for every layout: a minute or two the first time for a "
+        "design; kept while you come back to the same design",
+    ):
+        done.add(key)
+    with_resilver = key in done
     with widgets.guard("comparison"):
-        with st.spinner("Sweeping every layout"):
+        what = "Simulating every layout's resilver" if with_resilver else "Sweeping every layout"
+        with st.spinner(what):
             table = widgets.cached_sweep(design, tuple(WORKLOADS), "analytic", with_resilver)
             rule = widgets.cached_sweep(design, tuple(WORKLOADS), "baseline", False)
         front = pareto(table, table.rows, with_resilver)
         rows = comparison_rows(table, rule, front)
         st.metric("Layouts compared", len(rows), help=f"{len(front)} on the Pareto front")
         st.dataframe(_display(rows, with_resilver), hide_index=True, width="stretch")
-        skipped = sorted({r["layout"] for r in rows if r["4k-randread.error"]})
-        if skipped:
+        reasons: dict[str, list[str]] = {}
+        for r in rows:
+            for w in WORKLOADS:
+                why = r[f"{w}.error"]
+                if why:
+                    reasons.setdefault(figures.short_reason(why, 400), []).append(
+                        f"{r['layout']} ({w})"
+                    )
+        for why, where in reasons.items():
             st.caption(
-                f"No analytic figures for {', '.join(skipped)}: "
-                f"{next(r['4k-randread.error'] for r in rows if r['4k-randread.error'])}. "
-                f"Put the layout in the sidebar and run the discrete-event engine on the "
-                f"Design page."
+                f"No analytic figure for {', '.join(where)}: {why}. The rule of thumb is "
+                f"beside it; put the layout in the sidebar and run the discrete-event "
+                f"simulation on the Design page for zsim's figure."
             )
         c = st.columns(2)
         c[0].altair_chart(scatter(rows, "4k-randread.iops", "4K random read IOPS"), width="stretch")

@@ -1,7 +1,8 @@
-"""Page 1, "Design a pool": capacity with its breakdown, every chosen workload's speed and
-what limits it (analytic engine where it is valid, else the discrete-event engine with
-reproducible caps), the rule of thumb beside it, resilver time and loss probability, cost; and
-a button that runs the discrete-event engine for one workload with a progress bar."""
+"""Page 1, "Design a pool": capacity with its breakdown, every chosen workload's speed, what
+it assumes and what limits it (the analytic engine; where it declines, the rule of thumb,
+labelled, with the reason), the rule of thumb beside it, resilver time and loss probability,
+cost; a button that runs the discrete-event simulation for one workload with a progress bar
+(the only place the page starts it); designs pinned side by side; a one-page report."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ from typing import Any
 import streamlit as st
 
 from zsim.app import design as model
-from zsim.app import ui
-from zsim.app.pages import widgets
-from zsim.units import MB, TB, KiB, TiB
+from zsim.app import figures, pins, ui
+from zsim.app.pages import design_extras, widgets
+from zsim.units import TB, KiB, TiB
 
 
 def capacity_chart(rows: list[dict[str, Any]]) -> Any:
@@ -71,43 +72,31 @@ def latency_chart(quantiles: dict[str, dict[str, float]]) -> Any:
     )
 
 
-def workload_rows(design: model.Design) -> list[dict[str, Any]]:
-    """Each workload's figures: the analytic engine where valid, else the DES (cached)."""
+def workload_rows(design: model.Design, seed: int = 1) -> list[dict[str, Any]]:
+    """Each workload's figures from the fast engines (the analytic engine, else the rule of
+    thumb with its reason) — or the DES result of the same scenario and seed when its button
+    ran it. Never starts the DES."""
     rows = []
     for name in design.workloads:
         sc = design.scenario(name)
         toml = sc.to_toml()
-        _engine, why = model.auto_engine(sc)
-        res = widgets.cached_simulate(toml, "auto")
-        rule = widgets.cached_simulate(toml, "baseline")
-        row = model.result_row(name, res, rule)
+        res, rule, declined = widgets.cached_fast(toml)
+        des = widgets.known_des(toml, seed)
+        label = model.PRESET_LABELS.get(name, "custom")
+        row = figures.figure_row(name, label, sc, des or res, rule, declined)
         row["recordsize"] = design.workload_recordsize(name)
-        row["why_des"] = why
         rows.append(row)
     return rows
 
 
-def _ms(seconds: float | None) -> float | None:
-    return None if seconds is None else round(seconds * 1e3, 2)
-
-
-def _table(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The performance table as shown (MB = 10^6 bytes, ms)."""
-    return [
-        {
-            "workload": r["label"],
-            "recordsize": r["recordsize"],
-            "engine": r["engine"],
-            "MB/s": round(r["bytes_per_s"] / MB, 1),
-            "IOPS": round(r["iops"]),
-            "mean latency (ms)": _ms(r["latency_mean_s"]),
-            "p99 latency (ms)": _ms(r["latency_p99_s"]),
-            "limited by": r["limit"],
-            "rule of thumb MB/s": round(r["rule_bytes_per_s"] / MB, 1),
-            "rule of thumb IOPS": round(r["rule_iops"]),
-        }
-        for r in rows
-    ]
+def design_summary(design: model.Design) -> dict[str, Any]:
+    """A pinned design's summary (:func:`zsim.app.pins.summary`) from the caches: its
+    capacity, fast figures, resilver once the background run has it, cost."""
+    report = widgets.cached_capacity(design)
+    rows = workload_rows(design, int(st.session_state.get("w_des_seed", 1)))
+    res = widgets.resilver_if_ready(design.resilver_scenario().to_toml())
+    resilver = model.resilver_summary(res) if res is not None else None
+    return pins.summary(design, report, rows, resilver, model.costs(design, report.usable_bytes))
 
 
 def render() -> None:
@@ -117,83 +106,33 @@ def render() -> None:
         st.info("Fix the design in the sidebar to see its capacity and speed.")
         return
     st.caption(
-        f"{design.disks} × {design.disk_label()} as `{design.layout}` — analytic engine where "
-        f"it is valid, the discrete-event engine (5 % CI) elsewhere; change anything in the "
+        f"{design.disks} × {design.disk_label()} as `{design.layout}` — figures from the "
+        f"analytic engine; where it declines, the planners' rule of thumb, labelled as such. "
+        f"The discrete-event simulation runs only on its button below. Change anything in the "
         f"sidebar."
     )
+    seed = int(st.session_state.get("w_des_seed", 1))
 
     report = None
     with widgets.guard("capacity"):
         report = widgets.cached_capacity(design)
-        st.subheader("Capacity")
-        c = st.columns(4)
-        c[0].metric(
-            "Usable capacity (TB)",
-            f"{report.usable_bytes / TB:,.2f} TB",
-            help="zfs list USED+AVAIL of the empty pool; TB = 10^12 bytes",
-        )
-        c[1].metric(
-            "Usable capacity (TiB)",
-            f"{report.usable_bytes / TiB:,.2f} TiB",
-            help="TiB = 2^40 bytes",
-        )
-        c[2].metric(
-            "Raw (all disks)",
-            f"{(report.raw_bytes + report.support_raw_bytes) / TB:,.1f} TB",
-            help=ui.fmt_size(report.raw_bytes + report.support_raw_bytes),
-        )
-        c[3].metric(
-            "Efficiency",
-            f"{report.efficiency:.1%}",
-            help=f"fault tolerance: {report.fault_tolerance} disk(s)",
-        )
-        breakdown = model.capacity_breakdown(report)
-        st.altair_chart(capacity_chart(breakdown), width="stretch")
-        for note in report.notes:
-            st.caption(note)
+        _capacity(report)
 
     rows: list[dict[str, Any]] = []
     with widgets.guard("performance"):
         st.subheader("Performance")
-        with st.spinner("Computing each workload (the DES takes a few seconds the first time)"):
-            rows = workload_rows(design)
-        st.dataframe(_table(rows), hide_index=True, width="stretch")
-        for r in rows:
-            if r["why_des"]:
-                st.caption(f"{r['label']}: discrete-event engine — {r['why_des']}.")
-        worst = [r for r in rows if r["rule_vs_zsim"] and not 0.5 <= r["rule_vs_zsim"] <= 2]
-        for r in worst:
-            st.caption(
-                f"The rule of thumb says {r['rule_iops']:,.0f} IOPS for {r['label']}, "
-                f"{r['rule_vs_zsim']:.1f}× zsim's {r['iops']:,.0f}."
-            )
+        rows = workload_rows(design, seed)
+        _performance(rows)
 
-    res_summary: dict[str, Any] = {}
+    res_summary: dict[str, Any] | None = None
     with widgets.guard("resilver"):
         st.subheader("Resilver and durability")
         sc = design.resilver_scenario()
-        with st.spinner("Simulating the resilver"):
-            res = widgets.cached_resilver(sc.to_toml())
-        res_summary = model.resilver_summary(res)
-        c = st.columns(4)
-        if res.lost:
-            c[0].metric("Resilver time", "no redundancy")
-        else:
-            c[0].metric(
-                "Resilver time",
-                ui.fmt_time(res.seconds),
-                help=f"one disk of a {design.fill:.0%} full pool of "
-                f"{sc.pool.recordsize // KiB}K records, {res.method}",
-            )
-        c[1].metric("Resilver rate", ui.fmt_rate(res.bytes_per_s), help=f"limit: {res.limit}")
-        mission = res_summary["mission_seconds"]
-        years = f"{mission / (365.25 * 86400):.0f} years" if mission else "mission"
-        c[2].metric(
-            f"P(data loss) over {years}",
-            ui.fmt_prob(res_summary["loss_probability"]),
-            help="AFR from the disk's profile; docs/durability.md",
-        )
-        c[3].metric("P(read error in rebuild)", ui.fmt_prob(res_summary["ure_probability"]))
+        keep = [d.resilver_scenario().to_toml() for d in design_extras.pinned()]
+        res = widgets.resilver_when_ready(sc.to_toml(), keep=keep)
+        if res is not None:
+            res_summary = model.resilver_summary(res)
+            _resilver(design, sc, res, res_summary)
 
     st.subheader("Cost")
     cost = model.costs(design, report.usable_bytes if report is not None else 0)
@@ -203,9 +142,18 @@ def render() -> None:
     if design.price_usd is None:
         st.caption("Enter the price per disk in the sidebar to see costs; zsim does not guess.")
 
-    _des_section(design)
+    _des_section(design, rows)
+
+    summary = pins.summary(design, report, rows, res_summary, cost)
+    design_extras.pins_section(design, summary, design_summary)
 
     st.subheader("Downloads")
+    design_extras.report_button(
+        summary,
+        scenario_toml=design.scenario_toml(design.workloads[0]),
+        resilver_toml=design.resilver_scenario().to_toml(),
+        capacity_notes=tuple(report.notes) if report is not None else (),
+    )
     doc = {
         "design": model.design_to_query(design),
         "capacity": report.to_dict() if report is not None else None,
@@ -221,19 +169,114 @@ def render() -> None:
     )
 
 
-def _des_section(design: model.Design) -> None:
-    st.subheader("Discrete-event run")
-    name = st.selectbox(
+def _capacity(report: Any) -> None:
+    st.subheader("Capacity")
+    c = st.columns(4)
+    c[0].metric(
+        "Usable capacity (TB)",
+        f"{report.usable_bytes / TB:,.2f} TB",
+        help="zfs list USED+AVAIL of the empty pool; TB = 10^12 bytes",
+    )
+    c[1].metric(
+        "Usable capacity (TiB)",
+        f"{report.usable_bytes / TiB:,.2f} TiB",
+        help="TiB = 2^40 bytes",
+    )
+    c[2].metric(
+        "Raw (all disks)",
+        f"{(report.raw_bytes + report.support_raw_bytes) / TB:,.1f} TB",
+        help=ui.fmt_size(report.raw_bytes + report.support_raw_bytes),
+    )
+    c[3].metric(
+        "Efficiency",
+        f"{report.efficiency:.1%}",
+        help=f"fault tolerance: {report.fault_tolerance} disk(s)",
+    )
+    breakdown = model.capacity_breakdown(report)
+    st.altair_chart(capacity_chart(breakdown), width="stretch")
+    for note in report.notes:
+        st.caption(note)
+
+
+def _performance(rows: list[dict[str, Any]]) -> None:
+    st.dataframe(figures.table_rows(rows), hide_index=True, width="stretch")
+    st.caption(
+        "MB = 10^6 bytes. Accuracy band: p10…p90 of zsim's error on the validation points of "
+        "the same class of prediction (the rule of thumb: its own error). 'client' means the "
+        "jobs' own queue depth bounds the rate, not a disk."
+    )
+    for r in rows:
+        if r["declined"] and r["engine"] == "baseline":
+            st.caption(
+                f"**{r['label']}**: rule of thumb shown, not zsim's model — the analytic "
+                f"engine declines: {figures.short_reason(r['declined'], 400)}. Run the "
+                f"discrete-event simulation below for zsim's figure."
+            )
+    worst = [r for r in rows if r["rule_vs_zsim"] and not 0.5 <= r["rule_vs_zsim"] <= 2]
+    for r in worst:
+        st.caption(
+            f"The rule of thumb says {r['rule_iops']:,.0f} IOPS for {r['label']}, "
+            f"{r['rule_vs_zsim']:.1f}× zsim's {r['iops']:,.0f}."
+        )
+    with st.expander("What each figure assumes"):
+        st.dataframe(
+            [{"workload": r["label"], **r["assumptions"]} for r in rows],
+            hide_index=True,
+            width="stretch",
+        )
+
+
+def _resilver(design: model.Design, sc: Any, res: Any, summary: dict[str, Any]) -> None:
+    c = st.columns(4)
+    if res.lost:
+        c[0].metric("Resilver time", "no redundancy")
+    else:
+        c[0].metric(
+            "Resilver time",
+            ui.fmt_time(res.seconds),
+            help=f"one disk of a {design.fill:.0%} full pool of "
+            f"{sc.pool.recordsize // KiB}K records, {res.method}",
+        )
+    c[1].metric(
+        "Resilver rate",
+        ui.fmt_rate(res.bytes_per_s),
+        help="limited by " + figures.resilver_limit_words(res.limit, res.utilization, res.disk),
+    )
+    mission = summary["mission_seconds"]
+    years = f"{mission / (365.25 * 86400):.0f} years" if mission else "the mission"
+    no_rate = "not computed"
+    c[2].metric(
+        f"{pins.LOSS_LABEL} over {years}",
+        ui.fmt_prob(summary["loss_probability"]) if summary["afr"] is not None else no_rate,
+        help="P(the pool loses data) over the mission: AFR from the disk's profile, "
+        "independent failures, these rebuild windows; docs/durability.md",
+    )
+    c[3].metric(
+        pins.URE_LABEL,
+        ui.fmt_prob(summary["ure_probability"]) if summary["afr"] is not None else no_rate,
+        help=f"Over {years}. {pins.URE_HELP}",
+    )
+    st.caption(design_extras.resilver_note(design))
+
+
+def _des_section(design: model.Design, rows: list[dict[str, Any]]) -> None:
+    st.subheader("Run the discrete-event simulation")
+    declined = [r["workload"] for r in rows if r["declined"]]
+    names = list(design.workloads)
+    default = names.index(declined[0]) if declined else 0
+    c = st.columns([3, 1])
+    name = c[0].selectbox(
         "Workload",
-        list(design.workloads),
+        names,
+        index=default,
         key="w_des_workload",
         format_func=lambda w: model.PRESET_LABELS.get(w, "Custom (fio-like)"),
     )
-    seed = int(st.number_input("Seed", min_value=0, value=1, step=1, key="w_des_seed"))
+    seed = int(c[1].number_input("Seed", min_value=0, value=1, step=1, key="w_des_seed"))
     with widgets.guard("discrete-event run"):
         toml = design.scenario_toml(name)
-        result = widgets.remembered_des(toml, seed)
-        if st.button("Run the discrete-event engine", key="w_des_run", type="primary"):
+        result = widgets.known_des(toml, seed)
+        if st.button("Run the discrete-event simulation", key="w_des_run", type="primary"):
             bar = st.progress(0.0, text="starting")
             started = time.perf_counter()
 
@@ -246,26 +289,37 @@ def _des_section(design: model.Design) -> None:
                     min(share, 0.99), text=f"{sim_s:.0f} s simulated in {wall_s:.1f} s, {ci}"
                 )
 
-            result = model.simulate_des(ui.scenario_from_toml(toml), seed=seed, progress=progress)
+            result = widgets.run_des(toml, seed, progress)
             bar.progress(1.0, text=f"done in {time.perf_counter() - started:.1f} s")
-            widgets.remember_des(toml, seed, result)
+            st.rerun()  # the table above shows the DES figure from now on
         if result is None:
             st.caption(
-                "Runs the SimPy model until the 95 % confidence interval of the I/O rate "
-                "is within 5 % (or 120 simulated seconds)."
+                "Runs the SimPy model of this workload until the 95 % confidence interval of "
+                f"the I/O rate is within {model.DES_TARGET_CI:.0%} (or "
+                f"{model.DES_MAX_SIM_SECONDS:.0f} simulated seconds): a few seconds to a "
+                "couple of minutes. The result is kept for this scenario and seed, and "
+                "replaces the table's figure above."
             )
             return
-        row = model.result_row(name, result)
-        c = st.columns(4)
-        c[0].metric("Bandwidth", ui.fmt_rate(row["bytes_per_s"]))
-        c[1].metric("IOPS", ui.fmt_iops(row["iops"]))
-        c[2].metric("95 % CI (±)", "—" if result.ci_rel is None else f"{result.ci_rel:.1%}")
-        c[3].metric("Limited by", result.limit)
+        sc = design.scenario(name)
+        label = model.PRESET_LABELS.get(name, "custom")
+        row = figures.figure_row(name, label, sc, result, result, None)
+        cols = st.columns(4)
+        cols[0].metric("Bandwidth", ui.fmt_rate(row["bytes_per_s"]))
+        cols[1].metric("IOPS", ui.fmt_iops(row["iops"]))
+        cols[2].metric(
+            "95 % CI (±)",
+            "not reached" if result.ci_rel is None else f"{result.ci_rel:.1%}",
+        )
+        cols[3].metric("Limited by", result.limit, help=row["assumptions"]["limited by"])
         q = result.details.get("latency_quantiles_s") or {}
         if q:
             st.altair_chart(latency_chart(q), width="stretch")
         st.caption(
             f"{result.sim_seconds:.0f} s simulated ({result.warmup_seconds:.1f} s warm-up cut) "
-            f"in {result.wall_seconds:.1f} s, seed {result.seed}."
+            f"in {result.wall_seconds:.1f} s, seed {result.seed}. Limited by: "
+            f"{row['assumptions']['limited by']}."
         )
+        for note in result.notes:
+            st.caption(note)
         widgets.downloads("zsim-des", rows=[row], document=result.to_dict(), key="des")

@@ -5,7 +5,7 @@ probability of losing data over the mission.
 
 The cases and rows come from :mod:`zsim.app.resilver_view` (no Streamlit there); each
 resilver is ``zsim.resilver`` of a canonical scenario TOML, cached by
-:func:`widgets.cached_resilver`.
+:func:`widgets.resilvers_when_ready` (in a worker process, off the page's critical path).
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from typing import Any
 import streamlit as st
 
 from zsim.app import design as model
+from zsim.app import figures, ui
 from zsim.app import resilver_view as rv
-from zsim.app import ui
 from zsim.app.pages import widgets
 
 #: session_state key: the page's inputs, kept while another page is shown (Streamlit drops a
@@ -223,15 +223,15 @@ def _inputs(design: model.Design) -> dict[str, Any]:
 # ---------------------------------------------------------------- output
 
 
-def _run(plan: rv.Plan) -> dict[str, Any]:
-    results: dict[str, Any] = {}
-    for case in plan.cases:
-        slow = (
-            " — under load this takes 30 s to a few minutes the first time" if case.loaded else ""
-        )
-        with st.spinner(f"Simulating {case.label}{slow}"):
-            results[case.key] = widgets.cached_resilver(case.toml)
-    return results
+def _run(plan: rv.Plan) -> dict[str, Any] | None:
+    """Every case's resilver, or ``None`` while some still run in the background (the page
+    then shows a line that polls for them and reruns when they are done)."""
+    found = widgets.resilvers_when_ready([case.toml for case in plan.cases])
+    if found is None:
+        if any(case.loaded for case in plan.cases):
+            st.caption("The case under load runs the workload too: 30 s to a few minutes.")
+        return None
+    return {case.key: r for case, r in zip(plan.cases, found, strict=True)}
 
 
 def _metrics(design: model.Design, main: Mapping[str, Any], result: Any) -> None:
@@ -249,8 +249,9 @@ def _metrics(design: model.Design, main: Mapping[str, Any], result: Any) -> None
     )
     c[2].metric(
         "Limited by",
-        main["limit"],
-        help="The busiest resource (≥ 85 % busy), or 'scan' when none is",
+        figures.resilver_limit_short(main["limit"], main["disk"]),
+        help=f"{main['limit_words']}: the busiest resource (≥ 85 % busy), or the scan's "
+        f"own pacing when none is",
     )
     c[3].metric(
         f"P(data loss) over {years:.0f} years",
@@ -267,10 +268,14 @@ def _metrics(design: model.Design, main: Mapping[str, Any], result: Any) -> None
 
 def _summary_table(out: rv.Outcome) -> None:
     rows = rv.table_rows(out.summary)
-    for r in rows:
+    for r in rows:  # a short reason where a figure does not exist, never None
         for k in list(r):
             if k.startswith("P(data loss)"):
-                r[k] = ui.fmt_prob(r[k])
+                r[k] = "none of its own" if r[k] is None else ui.fmt_prob(r[k])
+        if r["then scrub (h)"] is None:
+            r["then scrub (h)"] = "no scrub needed (healing)"
+        if r["wait before (h)"] is None:
+            r["wait before (h)"] = "no rebuild"
     st.dataframe(rows, hide_index=True, width="stretch")
     st.caption(
         "Time: from the start of the rebuild until redundancy is back. 'then scrub': the "
@@ -324,8 +329,9 @@ def render() -> None:
         inputs = _inputs(design)
         plan = rv.plan_cases(design, **inputs)
         results = _run(plan)
-        out = rv.outcome(plan, results)
-        _show(design, out)
+        if results is not None:
+            out = rv.outcome(plan, results)
+            _show(design, out)
     if out is not None:
         st.subheader("Downloads")
         widgets.downloads(

@@ -8,20 +8,25 @@ Streamlit, so it lives beside them in :mod:`zsim.app.pages`. Rules it enforces f
 * no traceback reaches the page: :func:`guard` shows a :class:`zsim.ZsimError` as
   ``st.error`` with its message (which names the fix) and anything else as a short
   "internal error" line;
-* results are cached keyed by the canonical scenario TOML (:func:`cached_simulate`), so the
-  same design gives the same figures at once;
+* results are cached keyed by the canonical scenario TOML (:func:`cached_fast`,
+  :func:`cached_simulate`), so the same design gives the same figures at once; they come
+  from the fast engines only — the discrete-event engine runs on its button
+  (:func:`run_des`), and its results are kept by scenario and seed (:func:`known_des`);
 * the design lives in the URL query string (:func:`sync_query`), so a link reopens it.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import streamlit as st
 
 from zsim.app import design as model
+from zsim.app.background import ResilverJobs
+from zsim.app.des_store import DesStore
+from zsim.app.figures import fast_answer
 from zsim.app.ui import (
     CUSTOM_DISK_DEFAULTS,
     FLASH_FIELDS,
@@ -39,6 +44,12 @@ from zsim.units import format_binary_multiple, parse_size
 DESIGN_KEY = "zsim_design"
 #: session_state key: the query string was read into the widgets
 LOADED_KEY = "zsim_query_loaded"
+#: the engines the pages' figures come from on every run (the DES only on its button)
+FAST_ENGINES = ("analytic", "baseline")
+#: how often the Design page looks for its background resilver, s
+RESILVER_POLL_SECONDS = 1.0
+#: the line shown while it runs (tests and the benchmark wait for it to go)
+RESILVER_WAIT_TEXT = "Simulating the resilver of this design in the background"
 
 
 # ---------------------------------------------------------------- errors
@@ -74,23 +85,49 @@ class guard(contextlib.AbstractContextManager["guard"]):
 
 @st.cache_data(show_spinner=False, max_entries=512)
 def cached_simulate(scenario_toml: str, engine: str, seed: int = 1) -> Any:
-    """``zsim.simulate`` of a canonical scenario TOML: ``engine`` "analytic", "baseline",
-    "des" (the page's reproducible DES caps) or "auto"."""
+    """``zsim.simulate`` of a canonical scenario TOML by a fast engine: ``engine``
+    "analytic" or "baseline". The pages never start the DES from here (a sidebar change must
+    answer in seconds): it runs only on its button (:func:`run_des`)."""
+    if engine not in FAST_ENGINES:
+        raise ZsimError(
+            f"the app's figures come from {' or '.join(FAST_ENGINES)}, not {engine!r}; "
+            f"the discrete-event engine runs on its button"
+        )
+    return simulate(scenario_from_toml(scenario_toml), engine=engine, seed=seed)
+
+
+@st.cache_data(show_spinner=False, max_entries=512)
+def cached_fast(scenario_toml: str) -> tuple[Any, Any, str | None]:
+    """The fast answer for one scenario: (answer, rule of thumb, the analytic engine's reason
+    for declining or ``None``) — :func:`zsim.app.figures.fast_answer`, never the DES."""
     sc = scenario_from_toml(scenario_toml)
-    if engine == "auto":
-        return model.simulate_auto(sc, seed=seed)
-    if engine == "des":
-        return model.simulate_des(sc, seed=seed)
-    return simulate(sc, engine=engine, seed=seed)
+    res, declined = fast_answer(sc, simulate)
+    rule = res if declined else simulate(sc, engine="baseline")
+    return res, rule, declined
 
 
-def remember_des(scenario_toml: str, seed: int, result: Any) -> None:
-    """Keep a DES result run with a progress bar, so a rerun shows it without running it."""
-    st.session_state.setdefault("zsim_des_results", {})[(scenario_toml, seed)] = result
+@st.cache_resource(show_spinner=False)
+def _des_store() -> DesStore:
+    return DesStore()
 
 
-def remembered_des(scenario_toml: str, seed: int) -> Any | None:
-    return st.session_state.get("zsim_des_results", {}).get((scenario_toml, seed))
+def run_des(
+    scenario_toml: str, seed: int, progress: Callable[[float, float, float], None] | None
+) -> Any:
+    """Run the page's bounded DES (:func:`zsim.app.design.simulate_des`) for a scenario and
+    keep the result by (scenario TOML, seed) for every later run and session."""
+    store = _des_store()
+    found = store.get(scenario_toml, seed)
+    if found is not None:
+        return found
+    result = model.simulate_des(scenario_from_toml(scenario_toml), seed=seed, progress=progress)
+    store.put(scenario_toml, seed, result)
+    return result
+
+
+def known_des(scenario_toml: str, seed: int) -> Any | None:
+    """The DES result of (scenario TOML, seed) if its button ran it; never runs it."""
+    return _des_store().get(scenario_toml, seed)
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
@@ -104,6 +141,66 @@ def cached_resilver(scenario_toml: str, seed: int = 1) -> Any:
     from zsim.resilver.run import simulate_resilver
 
     return simulate_resilver(scenario_from_toml(scenario_toml), seed=seed)
+
+
+@st.cache_resource(show_spinner=False)
+def _resilver_jobs() -> ResilverJobs:
+    return ResilverJobs()
+
+
+def resilver_if_ready(scenario_toml: str, seed: int = 1) -> Any | None:
+    """The background resilver of a scenario if it is done, else ``None`` (and it is
+    started, unless it runs already). Raises what the run raised."""
+    jobs = _resilver_jobs()
+    found = jobs.result(scenario_toml, seed)
+    if found is None:
+        jobs.submit(scenario_toml, seed)
+    return found
+
+
+def resilver_when_ready(scenario_toml: str, seed: int = 1, keep: Sequence[str] = ()) -> Any | None:
+    """The resilver of a scenario if it is done, else ``None`` after starting it in the
+    background (:class:`zsim.app.background.ResilverJobs`) and drawing a line that polls
+    for it and reruns the page when it is ready (:func:`resilvers_when_ready`)."""
+    found = resilvers_when_ready([scenario_toml], seed, keep)
+    return None if found is None else found[0]
+
+
+def resilvers_when_ready(
+    scenario_tomls: Sequence[str], seed: int = 1, keep: Sequence[str] = ()
+) -> list[Any] | None:
+    """The resilvers of several scenarios once all are done, else ``None`` after starting
+    the missing ones in the background and drawing a line that polls for them and reruns the
+    page when they are ready. Queued runs of other scenarios than these and ``keep`` (the
+    pinned designs') are cancelled: the planner has moved on. Raises what a run raised (the
+    page's guard shows it)."""
+    jobs = _resilver_jobs()
+    found = [jobs.result(t, seed) for t in scenario_tomls]
+    if all(r is not None for r in found):
+        return found
+    jobs.keep_only({*((t, seed) for t in scenario_tomls), *((t, seed) for t in keep)})
+    for toml in scenario_tomls:
+        jobs.submit(toml, seed)
+
+    @st.fragment(run_every=RESILVER_POLL_SECONDS)
+    def poll() -> None:
+        try:
+            done = sum(jobs.result(t, seed) is not None for t in scenario_tomls)
+        except Exception:  # the page's next run shows the error through its guard
+            done = len(scenario_tomls)
+        if done == len(scenario_tomls):
+            st.rerun(scope="app")
+        for toml in scenario_tomls:
+            jobs.submit(toml, seed)  # again if another session cancelled it
+        waited = max(jobs.running_for(t, seed) for t in scenario_tomls)
+        count = f", {done} of {len(scenario_tomls)} done" if len(scenario_tomls) > 1 else ""
+        st.caption(
+            f"{RESILVER_WAIT_TEXT} ({waited:.0f} s so far{count}); the figures above do not "
+            f"wait for it."
+        )
+
+    poll()
+    return None
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
