@@ -11,18 +11,21 @@ The public API (see ``DESIGN.md`` §5 and ``README.md``)::
     zsim.sweep(24, "seagate-ironwolf-12tb", engine="baseline").rows     # docs/sweep.md
     zsim.recommend(24, "seagate-ironwolf-12tb", min_usable="100TB", min_fault_tolerance=2)
     zsim.resilver(sc).to_dict()                                          # docs/resilver.md
+    zsim.grow(sc, attach=1).to_dict()                                    # docs/grow.md
 """
 
 from __future__ import annotations
 
-# ``zsim.resilver`` and ``zsim.sweep`` are plain functions named like the packages that hold
-# them (DESIGN.md §5). The import system binds a package as its parent's attribute once, on
-# its first import: ``from zsim.resilver import resilver`` and ``from zsim.sweep.table import
-# sweep`` import the package (binding it), then rebind the name to the function, and no later
-# import of the packages' modules binds it again. Those modules are imported by name
-# (``from zsim.sweep import table``), not reached through ``zsim.sweep.table``.
+# ``zsim.resilver``, ``zsim.grow`` and ``zsim.sweep`` are plain functions named like the
+# packages that hold them (DESIGN.md §5). The import system binds a package as its parent's
+# attribute once, on its first import: ``from zsim.resilver import resilver`` and ``from
+# zsim.sweep.table import sweep`` import the package (binding it), then rebind the name to the
+# function, and no later import of the packages' modules binds it again. Those modules are
+# imported by name (``from zsim.sweep import table``), not reached through
+# ``zsim.sweep.table``.
 from zsim.capacity import CapacityReport, capacity, md_capacity
 from zsim.errors import CatalogError, LayoutError, UnitError, ZsimError
+from zsim.grow import grow
 from zsim.hardware.catalog import list_profiles, load_profile
 from zsim.layout.grammar import parse_layout
 from zsim.resilver import resilver
@@ -44,6 +47,7 @@ __all__ = [
     "ZsimError",
     "__version__",
     "capacity",
+    "grow",
     "list_profiles",
     "load_profile",
     "load_scenario",

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from zsim.capacity import PARTITIONINGS
-from zsim.commands import calibrate, capacity, catalog, simulate, sweep
+from zsim.commands import calibrate, capacity, catalog, grow, simulate, sweep
 from zsim.errors import ZsimError
 from zsim.sweep.layouts import RAIDZ_MAX_WIDTH
 from zsim.validation.registry import DEFAULT_SETS, QUICK_SETS, SET_NAMES, sets_help
@@ -142,6 +142,28 @@ def _build_parser() -> argparse.ArgumentParser:
         "--no-durability", action="store_true", help="skip the loss-probability Monte Carlo"
     )
     res.add_argument("--json", action="store_true", help="print the JSON document")
+
+    grw = sub.add_parser(
+        "grow",
+        help="grow a pool: RAIDZ expansion (zpool attach) or an added vdev (zpool add)",
+        description="The scenario's pool grown by --attach N disks (RAIDZ expansion, OpenZFS "
+        "2.3+) or --add-vdev LAYOUT: space before and after (SIZE, zfs list USED+AVAIL, real, "
+        "after rewrite), the reflow time on the discrete-event engine, and the workload's "
+        "speed before and after on the analytic engine (docs/grow.md).",
+    )
+    grw.add_argument("scenario", help="scenario TOML file (the pool as it is now)")
+    how = grw.add_mutually_exclusive_group()
+    how.add_argument("--attach", type=_whole, metavar="N", help="disks to attach, one by one")
+    how.add_argument("--add-vdev", metavar="LAYOUT", help="vdev(s) to add, e.g. 'raidz2 6'")
+    grw.add_argument(
+        "--vdev", type=_whole, default=0, help="with --attach: which data vdev, from 0 (default 0)"
+    )
+    grw.add_argument("--new-disk-size", help="size of each new disk (default: the profile's)")
+    grw.add_argument("--under-load", action="store_true", help="also the reflow under the workload")
+    grw.add_argument("--no-reflow", action="store_true", help="space and speed only, no DES")
+    grw.add_argument("--seed", type=_seed, default=1, help="random seed (default 1)")
+    _set_option(grw, "override one scenario key, e.g. --set pool.fill=0.8 (repeatable)")
+    grw.add_argument("--json", action="store_true", help="print the JSON document")
 
     cal = sub.add_parser(
         "calibrate",
@@ -387,6 +409,7 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace], tuple[Any, str]]] = {
     "calibrate": calibrate.cmd_calibrate,
     "simulate": simulate.cmd_simulate,
     "resilver": simulate.cmd_resilver,
+    "grow": grow.cmd_grow,
     "validate": calibrate.cmd_validate,
     "layout": catalog.cmd_layout,
     "models": catalog.cmd_models,

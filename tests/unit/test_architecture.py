@@ -151,6 +151,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("analytic",),
     ("simulate",),
     ("resilver",),
+    ("grow",),
     ("sweep",),
     ("calibrate",),
     ("validation",),

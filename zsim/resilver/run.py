@@ -20,6 +20,7 @@ from zsim.des.run import simulate_des
 from zsim.des.vdev import MissingLeaf
 from zsim.errors import ZsimError
 from zsim.machine.run_control import RunControl
+from zsim.resilver.analytic import analytic_zfs, check_supported
 from zsim.resilver.durability import failure_rate, no_rate_note, pool_durability
 from zsim.resilver.md_rebuild import simulate_md_rebuild
 from zsim.resilver.result import ResilverResult
@@ -41,16 +42,28 @@ SCRUB_LANES = 4  # data vdevs a scrub simulates at once
 NOTHING_ALLOCATED = "nothing is allocated on the vdev (pool.fill = 0): nothing to copy"
 
 
-def simulate_resilver(sc: Scenario, seed: int = 1, *, durability: bool = True) -> ResilverResult:
+def simulate_resilver(
+    sc: Scenario, seed: int = 1, *, durability: bool = True, engine: str = "des"
+) -> ResilverResult:
     """Simulate the resilver (rebuild) ``sc`` describes (``[resilver]``, ``pool.fill``).
 
-    Returns a :class:`ResilverResult`; raises :class:`ZsimError` for a resilver that cannot
-    exist (a disk not in the layout, raidz asked to rebuild sequentially, ...).
+    ``engine``: ``"des"`` (windows of the discrete-event scan) or ``"analytic"`` (the same
+    windows solved with formulas, :mod:`zsim.resilver.analytic`; raises
+    :class:`zsim.analytic.validity.OutOfRange` for what it does not model). Returns a
+    :class:`ResilverResult`; raises :class:`ZsimError` for a resilver that cannot exist (a
+    disk not in the layout, raidz asked to rebuild sequentially, ...).
     """
     started = time.perf_counter()
+    if engine not in ("des", "analytic"):
+        raise ZsimError(f"resilver engine {engine!r} is not known; use 'des' or 'analytic'")
     target = resolve_target(sc)
     if target.system == "lost":
         result = _lost(sc, target, seed)
+    elif engine == "analytic" and target.system == "zfs" and target.resilver_bytes > 0:
+        result = analytic_zfs(sc, target, seed)
+    elif engine == "analytic" and target.system == "md":
+        check_supported(sc, target)  # raises: md has no analytic model
+        result = simulate_md_rebuild(sc, target, seed)
     elif target.system == "md":
         result = simulate_md_rebuild(sc, target, seed)
     else:
@@ -374,3 +387,49 @@ def _under_load(sc: Scenario, target: ResilverTarget, seed: int, total: float) -
         },
         "windows": list(_window_dicts(stats)),
     }
+
+
+# ---------------------------------------------------------------- public hooks
+# Other packages run their own copies on the same window machinery (zsim.grow's RAIDZ
+# expansion): these are the functions above by public names, unchanged.
+
+
+def integrate_windows(
+    total: float, stats: list[WindowStats], rate_of: Any
+) -> tuple[float, tuple[tuple[float, int], ...], dict[str, float]]:
+    """Seconds to do ``total`` bytes when each window does an equal share at ``rate_of(w)``
+    bytes/s, the progress curve ``(seconds, bytes)`` and the time-weighted utilisation."""
+    return _integrate(total, stats, rate_of)
+
+
+def busiest_limit(util: dict[str, float], fallback: str = "scan") -> str:
+    """The resource at least :data:`BUSY` busy that bounds a rate, else ``fallback``."""
+    return _limit(util, fallback)
+
+
+def window_rows(stats: list[WindowStats]) -> tuple[dict[str, Any], ...]:
+    """The windows as JSON rows (position, bytes/s, simulated seconds, busiest resources)."""
+    return _window_dicts(stats)
+
+
+def warm_up_workload(engine: Engine) -> None:
+    """Start the scenario's workload on ``engine`` and run it past its start-up."""
+    _warm_up(engine)
+
+
+def foreground_rates(engine: Engine, start: float, end: float) -> dict[str, Any]:
+    """The workload's read and write rates and mean latency between two simulated times."""
+    return _foreground(engine, start, end)
+
+
+def pool_scrub_seconds(sc: Scenario, seed: int = 1) -> float:
+    """Seconds to scrub every allocated byte of ``sc``'s pool (idle), on the DES windows —
+    the scrub :func:`simulate_resilver` adds after a sequential rebuild."""
+    target = resolve_target(sc)
+    if target.system != "zfs" or target.allocated == 0:
+        return 0.0
+    stats, _ = _scan_phase(sc, target, "scrub", seed, windows=WINDOWS // 2)
+    n_data = len(sc.layout_tree().data_vdevs)  # type: ignore[union-attr]
+    allocated = _pool_allocated(sc, target)
+    seconds, _, _ = _integrate(allocated, stats, lambda w: _scrub_rate(w, n_data))
+    return seconds

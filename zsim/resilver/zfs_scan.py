@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import simpy
@@ -51,6 +51,7 @@ from zsim.des.vdev import (
     Zio,
     aggregation_limit,
 )
+from zsim.hardware import hdd
 from zsim.layout.draid import DRAID_ROWHEIGHT, draid_columns
 from zsim.machine.resources import Busy, after
 from zsim.machine.run_guard import CapReached, RunGuard, run_until
@@ -89,6 +90,30 @@ class WindowStats:
         return self.examined / self.seconds if self.seconds > 0 else 0.0
 
 
+class ScanPlanner(Protocol):
+    """A copy that is not a scan, driven by :class:`ZfsScan`'s windows (``planner=``).
+
+    Its units are issued, limited and measured like a sequential rebuild's segments (no
+    checksums, no reconstruction, the rebuild class); it says what they are. The RAIDZ
+    expansion (:mod:`zsim.grow.reflow`) is one.
+    """
+
+    def units(self, top: TopVdev, position: float) -> Iterator[tuple[int, int]]:
+        """(vdev offset, bytes) of the units issued from ``position`` (0…1), in order."""
+        ...
+
+    def plan(
+        self, top: TopVdev, offset: int, nbytes: int
+    ) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, int]], int]:
+        """(reads, writes, bytes done) of one unit; reads and writes are (leaf, offset,
+        bytes); the writes are issued once every read is done."""
+        ...
+
+    def limit(self, top: TopVdev) -> int:
+        """Bytes of units in flight at most."""
+        ...
+
+
 def _area(busy: Busy, now: float) -> float:
     return busy.area + busy.active * (now - busy.since)
 
@@ -121,8 +146,10 @@ class ZfsScan:
         written: str,
         spare: str = "new",
         seed: int = 1,
+        planner: ScanPlanner | None = None,
     ):
         self.engine, self.env = engine, engine.env
+        self.planner = planner
         self.mode, self.t = mode, tunables
         self.psize, self.asize, self.fill, self.written = psize, asize, fill, written
         self.spare = spare
@@ -244,6 +271,8 @@ class ZfsScan:
 
     def _limit(self, lane: _Lane) -> int:
         top = lane.top
+        if self.planner is not None:
+            return self.planner.limit(top)
         if self.mode == "sequential":
             return max(MiB, self.t.rebuild_vdev_limit * len(top.leaves))
         if not self.t.sorted:
@@ -336,7 +365,11 @@ class ZfsScan:
         self.end_mark = None
         finished = self.finished = env.event()
         for k, lane in enumerate(self.lanes):
-            lane.units = self._units(lane, (position + k * 0.37) % 1.0 if k else position)
+            at = (position + k * 0.37) % 1.0 if k else position
+            if self.planner is not None:
+                lane.units = self.planner.units(lane.top, at)
+            else:
+                lane.units = self._units(lane, at)
         self.window_open = True
         if self.sliced:
             self.engine.zfs.sync_if_idle()
@@ -372,10 +405,12 @@ class ZfsScan:
         end = self.end_mark or self._snapshot()
         mark = self.mark or end
         seconds = end["now"] - mark["now"]
+        busy = {name: area - mark["areas"][name] for name, area in end["areas"].items()}
+        seconds = self._with_cached_writes(mark, end, seconds, busy)
         util = {}
-        for name, area in end["areas"].items():
+        for name, area in busy.items():
             servers = end["servers"][name]
-            util[name] = (area - mark["areas"][name]) / (seconds * servers) if seconds > 0 else 0
+            util[name] = min(1.0, area / (seconds * servers)) if seconds > 0 else 0
         stats = WindowStats(
             position=position,
             seconds=seconds,
@@ -390,6 +425,41 @@ class ZfsScan:
             env.run(until=env.now + 0.05)
             settle += 1
         return stats
+
+    def _with_cached_writes(
+        self, mark: dict[str, Any], end: dict[str, Any], seconds: float, busy: dict[str, float]
+    ) -> float:
+        """The window's length once the bytes the steadily written disks' caches took in
+        during it reach the media. A resilver onto a new disk (or a RAIDZ reflow) writes
+        the same disks for hours and every txg ends with a cache flush to every leaf
+        (``spa_sync()`` → ``vdev_config_sync()`` → ``zio_flush()``), so their write caches
+        hide nothing in the long run; a window shorter than the time to fill one (256 MiB
+        take ~1 s at 250 MB/s) would count what the cache absorbed as throughput (a window
+        measured 566 MB/s onto a 261 MB/s disk). The bytes such a disk's cache gained in the
+        window still need their media time (at the rate where its head is); what its idle
+        time could not hold (the drive destages in idle time,
+        :mod:`zsim.hardware.hdd.access`) lengthens the window, which lasts until the slowest
+        is done. A distributed spare's writes move from child to child with the dRAID slice
+        (a burst per child, absorbed and drained between bursts), so they are left as
+        simulated. Adds the media time to ``busy`` (the disks' busy seconds)."""
+        steady = {
+            f"disk:{lane.new_leaf.device.name}" for lane in self.lanes if lane.new_leaf is not None
+        }
+        if self.planner is not None:  # a reflow rewrites every child of its vdev
+            steady.update(end["cached"])
+        extra = 0.0
+        for name in steady & end["cached"].keys():
+            absorbed = end["cached"][name] - mark["cached"][name]
+            if absorbed <= 0 or seconds <= 0:
+                continue
+            dev = self.engine.devices[name.removeprefix("disk:")]
+            assert dev.state is not None, "only drives with a write cache state are listed"
+            where = min(dev.state.head_offset / dev.model.capacity, 1.0)
+            media = absorbed / hdd.media_rate(dev.model, where)
+            idle = max(0.0, seconds - busy[name])
+            busy[name] += media
+            extra = max(extra, media - idle)
+        return seconds + extra
 
     def _snapshot(self) -> dict[str, Any]:
         eng, now = self.engine, self.env.now
@@ -406,6 +476,11 @@ class ZfsScan:
             "now": now,
             "areas": areas,
             "servers": servers,
+            "cached": {
+                f"disk:{name}": dev.state.dirty_bytes
+                for name, dev in eng.devices.items()
+                if dev.state is not None
+            },
             "resilvered": self.resilvered,
             "read": self.read,
             "examined": self.examined,
@@ -459,6 +534,8 @@ class ZfsScan:
         """(reads, writes, data bytes) of one block or segment; ``None`` when it needs no
         I/O (a resilver's block that misses the failed leaf)."""
         top = lane.top
+        if self.planner is not None:
+            return self.planner.plan(top, offset, nbytes)
         if self.mode != "sequential":
             nbytes = self.psize  # a block: the units walk its allocation, asize apart
         if top.vdev.kind == "mirror":
@@ -496,7 +573,7 @@ class ZfsScan:
     ) -> None:
         top = lane.top
         reads, writes, data = plan
-        reconstruct = top.vdev.kind != "mirror" and self.mode != "scrub"
+        reconstruct = top.vdev.kind != "mirror" and self.mode != "scrub" and not self.planner
         read_bytes = sum(r[2] for r in reads)
         written = sum(w[2] for w in writes)
 
