@@ -45,3 +45,26 @@ def test_tolerances_are_positive():
 def test_options_are_ones_the_command_gives():
     for s in REFERENCE_SETS:
         assert set(s.options) <= {"seed", "target_ci"}, s.name
+
+
+def test_run_sets_tells_its_progress_as_each_set_starts_and_ends(monkeypatch):
+    """``zsim validate`` must not sit silent for minutes: a line as each set starts and one
+    as it ends (the plain form, as on a pipe; rich's bar on a terminal)."""
+    import dataclasses
+    import io
+
+    from zsim.commands.validate_all import PlainProgress
+    from zsim.validation import registry
+
+    fake = [
+        dataclasses.replace(s, rows=lambda **options: [], table=lambda rows: "t", summary=None)
+        for s in REFERENCE_SETS
+    ]
+    monkeypatch.setattr(registry, "REFERENCE_SETS", tuple(fake))
+    out = io.StringIO()
+    data, text = registry.run_sets(["ars", "disksim"], progress=PlainProgress(out))
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "[1/2] ars: running"
+    assert lines[1].startswith("[1/2] ars: 0 points, ")
+    assert lines[2] == "[2/2] disksim: running"
+    assert len(data) == 2 and text.count("\n") >= 1

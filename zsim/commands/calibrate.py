@@ -4,10 +4,11 @@ validation functions' arguments."""
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from zsim.calibrate import commands
-from zsim.commands.validate_all import cmd_validate_all
+from zsim.commands.validate_all import cmd_validate_all, progress_for
 from zsim.errors import ZsimError
 from zsim.validation.profile_command import validate_command
 from zsim.validation.registry import run_sets
@@ -31,7 +32,11 @@ def cmd_validate(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     if args.quick or args.write or args.out_dir:
         raise ZsimError("--quick, --write and --out-dir go with --all; add it")
 
-    return run_sets(args.sets, seed=args.seed, target_ci=args.target_ci)
+    progress = progress_for(sys.stderr)
+    try:
+        return run_sets(args.sets, seed=args.seed, target_ci=args.target_ci, progress=progress)
+    finally:
+        progress.close()
 
 
 def cmd_calibrate(args: argparse.Namespace) -> tuple[dict[str, Any], str]:

@@ -41,6 +41,10 @@ class PlainProgress(Progress):
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
 
+    def start(self, index: int, total: int, name: str) -> None:
+        self.stream.write(f"[{index}/{total}] {name}: running\n")
+        self.stream.flush()
+
     def done(self, index: int, total: int, run: SetRun) -> None:
         self.stream.write(_line(index, total, run) + "\n")
         self.stream.flush()

@@ -321,20 +321,29 @@ def sets_help() -> str:
 
 
 def run_sets(
-    names: Iterable[str] | None, *, seed: int = 1, target_ci: float = 0.03
+    names: Iterable[str] | None,
+    *,
+    seed: int = 1,
+    target_ci: float = 0.03,
+    progress: Progress | None = None,
 ) -> tuple[dict[str, Any], str]:
     """Run the named sets (None or empty: the default ones) in the registry's order: the
-    JSON by each set's ``json_key``, and the printed tables one after another."""
+    JSON by each set's ``json_key``, and the printed tables one after another; telling
+    ``progress`` when each starts and ends."""
     wanted = list(dict.fromkeys(names or DEFAULT_SETS))
     for name in wanted:
         reference_set(name)  # an unknown name is an error before anything runs
+    chosen = [s for s in REFERENCE_SETS if s.name in wanted]
+    tell = progress or Progress()
     data: dict[str, Any] = {}
     parts = []
-    for s in REFERENCE_SETS:
-        if s.name in wanted:
-            rows = s.run(seed=seed, target_ci=target_ci)
-            data[s.json_key] = s.to_json(rows)
-            parts.append(s.text(rows))
+    for i, s in enumerate(chosen, start=1):
+        tell.start(i, len(chosen), s.name)
+        start = time.perf_counter()
+        rows = s.run(seed=seed, target_ci=target_ci)
+        data[s.json_key] = s.to_json(rows)
+        parts.append(s.text(rows))
+        tell.done(i, len(chosen), SetRun(s, rows, s.points(rows), time.perf_counter() - start))
     return data, "\n\n".join(parts)
 
 
