@@ -155,6 +155,30 @@ def vdev_choices(layout: str) -> tuple[tuple[int, str], ...]:
     return tuple(out)
 
 
+#: the command line's words in zsim.grow's messages → the page's controls
+APP_WORDS = (
+    ("use --add-vdev to grow", "choose “Add a vdev” to grow"),
+    ("or use --add-vdev", "or choose “Add a vdev”"),
+    ("with --add-vdev instead", "with “Add a vdev” instead"),
+    (
+        "set --set hardware.zfs_version=2.3 (or later)",
+        "set the OpenZFS release to 2.3 or later (sidebar → Hardware)",
+    ),
+    ("use --attach to expand", "use “Attach disks” to expand"),
+    ("--attach ", "attach "),
+    ("--add-vdev", "the vdev to add"),
+    ("--vdev ", "vdev "),
+)
+
+
+def app_message(text: str) -> str:
+    """A :class:`ZsimError` message of ``zsim.grow`` in the page's words: its command-line
+    flags named as the page's controls."""
+    for cli, page in APP_WORDS:
+        text = text.replace(cli, page)
+    return text
+
+
 def default_add_vdev(layout: str) -> str:
     """The vdev the page offers to add: one like the pool's first data vdev, as created
     (``raidz2 8`` for ``2x raidz2 8``), or ``raidz2 8`` for a layout without one."""
@@ -223,7 +247,8 @@ def gap_text(rows: Sequence[Mapping[str, Any]]) -> str:
     if rewritten == reported:
         return (
             f"After {pool}, `zfs list` reports {_tb(reported)}, and that is what the pool "
-            f"holds: every raidz vdev keeps the width it was created with."
+            f"holds: no raidz vdev has been expanded, so every block is charged at the width "
+            f"it is written with."
         )
     return (
         f"After {pool}, `zfs list` reports {_tb(reported)}, but new data really fits "
@@ -321,10 +346,10 @@ PERF_COLUMNS = (
 
 def perf_cell(answer: Mapping[str, Any], side: str) -> str:
     """One direction of an analytic answer ("812.3 MB/s · 775 IOPS"), "no reads" / "no
-    writes" when the workload has none, or that the engine declines (its reason is given
-    below the table: :func:`declined_reasons`)."""
+    writes" when the workload has none, or "declined" when the analytic engine declines it
+    (the page gives the reason below the table: :func:`declined_reasons`)."""
     if "declined" in answer:
-        return "declined (reason below)"
+        return "declined"
     d = answer.get(side, {})
     if d.get("bytes_per_s", 0.0) <= 0:
         return f"no {side}s"
@@ -338,10 +363,11 @@ def _total(answer: Mapping[str, Any]) -> float | None:
 
 
 def change_text(before: Mapping[str, Any], after: Mapping[str, Any]) -> str:
-    """The change of read + write bytes/s, or the short reason there is none."""
+    """The change of read + write bytes/s, or the short reason there is none ("declined":
+    the analytic engine declines the workload before or after)."""
     b, a = _total(before), _total(after)
     if b is None or a is None:
-        return "none: engine declines"
+        return "declined"
     if b <= 0:
         return "none: no I/O before"
     return f"{(a - b) / b:+.0%}"

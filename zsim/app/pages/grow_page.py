@@ -21,6 +21,7 @@ from zsim.app import grow_view as gv
 from zsim.app import ui
 from zsim.app.background import GrowJobs
 from zsim.app.pages import widgets
+from zsim.errors import ZsimError
 
 #: session_state key: the page's inputs, kept while another page is shown
 INPUTS_KEY = "zsim_grow_inputs"
@@ -30,7 +31,7 @@ PAGE_QUERY_KEY = "zsim_page_query"
 INPUT_KEYS = ("g_how", "g_n", "g_vdev", "g_add", "g_fill")
 DEFAULTS: dict[str, Any] = {"g_how": "attach", "g_n": 1, "g_vdev": 0, "g_add": "", "g_fill": 50}
 #: the line shown while the reflow runs (tests wait for it to go)
-GROW_WAIT_TEXT = "Computing the reflow in the background"
+GROW_WAIT_TEXT = "Computing the reflow in the background…"
 POLL_SECONDS = 1.0
 SEED = 1
 
@@ -42,8 +43,12 @@ def grow_jobs() -> GrowJobs:
 
 @st.cache_data(show_spinner=False, max_entries=128)
 def cached_grow(request: str) -> Any:
-    """``zsim.grow`` without the reflow: space and analytic performance (< 1 s)."""
-    return gv.run_request(request, SEED, reflow=False)
+    """``zsim.grow`` without the reflow: space and analytic performance (< 1 s). A grow
+    OpenZFS refuses raises its :class:`ZsimError`, in the page's words."""
+    try:
+        return gv.run_request(request, SEED, reflow=False)
+    except ZsimError as err:
+        raise ZsimError(gv.app_message(str(err))) from None
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -86,6 +91,7 @@ def progress_chart(rows: list[dict[str, Any]]) -> Any:
     """Percent of each attach's allocated bytes copied against hours since the first."""
     import altair as alt
 
+    order = list(dict.fromkeys(r["attach"] for r in rows))  # the attaches in their order
     return (
         alt.Chart(alt.Data(values=rows))
         .mark_line(point=True)
@@ -94,7 +100,9 @@ def progress_chart(rows: list[dict[str, Any]]) -> Any:
             y=alt.Y(
                 "percent:Q", title="copied, % of the vdev's data", scale=alt.Scale(domain=[0, 100])
             ),
-            color=alt.Color("attach:N", title="attach", legend=alt.Legend(orient="bottom")),
+            color=alt.Color(
+                "attach:N", sort=order, title="attach", legend=alt.Legend(orient="bottom")
+            ),
             tooltip=[
                 alt.Tooltip("attach:N"),
                 alt.Tooltip("hours:Q", format=".2f"),
@@ -223,8 +231,8 @@ def _reflow_result(request: str) -> Any | None:
             st.rerun(scope="app")
         jobs.submit(request, SEED)
         st.caption(
-            f"{GROW_WAIT_TEXT} ({jobs.running_for(request, SEED):.0f} s so far): computing… "
-            f"the figures above do not wait for it."
+            f"{GROW_WAIT_TEXT} ({jobs.running_for(request, SEED):.0f} s so far; the figures "
+            f"above do not wait for it)"
         )
 
     poll()
