@@ -376,6 +376,10 @@ class Engine:
 
     def _prefetch(self, job: Job, record: int) -> None:
         """zfetch: keep ``prefetch_records`` records ahead of a sequential stream."""
+        if job.prefetched_to > record + 1 + self.prefetch_records:
+            # the stream wrapped to the file's start (a new pass): prefetch from there again
+            # (the mark stood at the file's end, which stopped every later pass's prefetch)
+            job.prefetched_to = 0
         start = max(job.prefetched_to, record + 1)
         end = min(self.file_records, record + 1 + self.prefetch_records)
         for r in range(start, end):
