@@ -20,10 +20,14 @@ if TYPE_CHECKING:
     from zsim.scenario import Scenario
 
 
-def resilver(sc: Scenario, seed: int = 1, *, durability: bool = True) -> ResilverResult:
+def resilver(
+    sc: Scenario, seed: int = 1, *, durability: bool = True, engine: str = "des"
+) -> ResilverResult:
     """Simulate the resilver ``sc`` describes: :func:`zsim.resilver.run.simulate_resilver`
     (imported here, on the first call, so that ``import zsim`` does not load the
-    discrete-event engine)."""
+    discrete-event engine). ``engine="analytic"`` solves the same scan with formulas
+    (:mod:`zsim.resilver.analytic`, milliseconds) and raises
+    :class:`zsim.analytic.validity.OutOfRange` where it has no model."""
     from zsim.errors import ZsimError, check_arg
     from zsim.resilver.run import simulate_resilver
     from zsim.scenario.schema import Scenario
@@ -32,4 +36,8 @@ def resilver(sc: Scenario, seed: int = 1, *, durability: bool = True) -> Resilve
     check_arg("resilver", "seed", seed, int, "a whole number ≥ 0")
     if seed < 0:
         raise ZsimError(f"resilver: seed {seed} must be 0 or more")
-    return simulate_resilver(sc, seed, durability=durability)
+    if engine not in ("des", "analytic"):
+        raise ZsimError(f"resilver: engine {engine!r} is not known; use 'des' or 'analytic'")
+    if engine == "des":
+        return simulate_resilver(sc, seed, durability=durability)
+    return simulate_resilver(sc, seed, durability=durability, engine=engine)

@@ -47,6 +47,7 @@ class ResilverResult:
     wall_seconds: float = 0.0
     notes: tuple[str, ...] = ()
     details: dict[str, Any] = field(default_factory=dict)
+    engine: str = "des-windows"  # or "analytic" (zsim.resilver.analytic)
 
     def to_dict(self) -> dict[str, Any]:
         """The ``DESIGN.md`` §5 resilver JSON (``seconds``, ``bytes_resilvered``,
@@ -70,7 +71,7 @@ class ResilverResult:
             "windows": list(self.windows),
             "under_load": self.under_load,
             "durability": self.durability,
-            "engine": "des-windows",
+            "engine": self.engine,
             "seed": self.seed,
             "versions": versions(),
             "wall_seconds": self.wall_seconds,

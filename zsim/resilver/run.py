@@ -20,8 +20,9 @@ from zsim.des.run import simulate_des
 from zsim.des.vdev import MissingLeaf
 from zsim.errors import ZsimError
 from zsim.machine.run_control import RunControl
-from zsim.resilver.analytic import analytic_zfs, check_supported
+from zsim.resilver.analytic import analytic_zfs
 from zsim.resilver.durability import failure_rate, no_rate_note, pool_durability
+from zsim.resilver.md_analytic import analytic_md
 from zsim.resilver.md_rebuild import simulate_md_rebuild
 from zsim.resilver.result import ResilverResult
 from zsim.resilver.target import ResilverTarget, resolve_target
@@ -62,12 +63,14 @@ def simulate_resilver(
     elif engine == "analytic" and target.system == "zfs" and target.resilver_bytes > 0:
         result = analytic_zfs(sc, target, seed)
     elif engine == "analytic" and target.system == "md":
-        check_supported(sc, target)  # raises: md has no analytic model
-        result = simulate_md_rebuild(sc, target, seed)
+        result = analytic_md(sc, target, seed)
     elif target.system == "md":
         result = simulate_md_rebuild(sc, target, seed)
     else:
         result = _zfs(sc, target, seed)
+    if engine == "analytic":
+        # a lost stripe or an empty vdev needs no engine: say which one was asked
+        result = dataclasses.replace(result, engine="analytic")
     if durability and failure_rate(sc) is None:
         # the time needs no failure rate: give it, and say why the loss figures are missing
         result = dataclasses.replace(result, notes=(*result.notes, no_rate_note(sc)))
