@@ -25,6 +25,9 @@ What it computes, per fio call (``DESIGN.md`` §1, issue 5):
   rewrites), what the cores can checksum, compress and parity per second, and what the
   memory bus, the HBA and the links can carry; each less the txg's own tail (the uberblock,
   and every leaf's positioning back to the data, the slowest of which the pool waits for).
+* **Sequential reads** (:mod:`zsim.analytic.seqread`): the jobs' zfetch streams served by a
+  stream table (:mod:`zsim.analytic.seqstreams`: the DES's vdev layer run in a closed loop
+  of the jobs), bounded by the clients, the CPU, the memory bus and the bus stages.
 
 Validity range: where a class of scenarios has no form here, :func:`simulate_analytic` raises
 :class:`zsim.analytic.validity.OutOfRange` saying so ("outside the analytic engine's validity
@@ -41,7 +44,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from zsim.analytic.mixed import MixedModel
 from zsim.analytic.reads import ReadModel
+from zsim.analytic.seqread import SeqReadModel
+from zsim.analytic.sync import SyncModel
+from zsim.analytic.sync_range import sync_writes
 from zsim.analytic.validity import OutOfRange, validity
 from zsim.analytic.writes import WriteModel
 from zsim.result import DirectionStats, SimResult
@@ -56,8 +63,16 @@ def simulate_analytic(sc: Scenario, seed: int = 1) -> SimResult:
         raise OutOfRange(
             f"outside the analytic engine's validity range: {reason}; use --engine des"
         )
-    model = _Model(sc, seed)
-    read, write, limit, util, details = model.solve()
+    if sc.workload.rw == "randrw":
+        read, write, limit, util, details = MixedModel(sc, seed).solve()
+    elif sc.workload.rw == "read":
+        read, limit, util, details = SeqReadModel(sc, seed).solve()
+        write = DirectionStats()
+    elif sync_writes(sc):  # O_SYNC / sync=always commits through the ZIL
+        write, limit, util, details = SyncModel(sc, seed).solve_sync()
+        read = DirectionStats()
+    else:
+        read, write, limit, util, details = _Model(sc, seed).solve()
     return SimResult(
         engine="analytic",
         read=read,

@@ -16,6 +16,7 @@ import numpy as np
 
 from zsim.analytic import devices
 from zsim.analytic.demands import SYNC_READ_MAX, AnalyticVdev, PoolModel
+from zsim.analytic.draid_load import draid_read_shares
 from zsim.analytic.queueing import Station, solve
 from zsim.des.vdev import TopVdev
 from zsim.units import MiB
@@ -103,7 +104,13 @@ class ReadModel(PoolModel):
             sector = 1 << v.top.ashift
             column = (int(v.lo * v.space) // sector) % len(v.top.vdev.devices)
             records = max(1, v.space // max(1, v.asize))
-            cached = column_shares(v.top, self.psize, v.asize, column, records)
+            if v.top.vdev.kind == "draid":
+                # random reads over the files' span: its groups' children, not the few
+                # groups consecutive records fill (draid_load)
+                span = (int(v.lo * v.space), int(v.hi * v.space))
+                cached = draid_read_shares(v.top, self.psize, *span)
+            else:
+                cached = column_shares(v.top, self.psize, v.asize, column, records)
             self._shares[id(v)] = cached
         return cached
 

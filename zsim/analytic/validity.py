@@ -6,9 +6,11 @@ cannot model.
 
 from __future__ import annotations
 
+from zsim.analytic.sync_range import sync_validity, sync_writes
 from zsim.errors import ZsimError
 from zsim.layout.tree import ZfsLayout
 from zsim.scenario import Scenario
+from zsim.zfs.arc import arc_data_bytes, zfetch_max_distance
 from zsim.zfs.txg import txg_tunables
 from zsim.zfs.version import parse_zfs_version
 
@@ -27,45 +29,52 @@ def validity(sc: Scenario) -> str | None:
     pool, w = sc.pool, sc.workload
     if not isinstance(layout, ZfsLayout):
         return f"{pool.layout!r} is not a ZFS pool (md RAID, btrfs, zpool-on and raw are DES-only)"
-    if any(layout.of_class(c) for c in ("log", "special", "dedup", "cache")):
+    sync = sync_writes(sc)  # commits through the ZIL (zsim.analytic.sync)
+    if any(layout.of_class(c) for c in ("special", "dedup", "cache")) or (
+        layout.of_class("log") and not sync
+    ):
         return "support vdevs (log, special, dedup, cache) are modelled by the DES only"
     if pool.failed:
         return "degraded pools (pool.failed) are modelled by the DES only"
     if w.tool != "fio":
         return f"workload tool {w.tool!r}: the analytic engine models fio jobs"
     assert w.rw is not None and w.bs is not None, "the scenario's checks require a fio rw and bs"
-    if w.rw in ("randrw", "rw", "readwrite"):
+    if w.rw in ("rw", "readwrite"):
         return (
-            f"fio rw={w.rw!r}: mixed jobs — reads queued behind the txg's bursts of writes on "
-            f"the same disks, and the write throttle's delays to the same callers — are "
-            f"modelled by the DES only"
+            f"fio rw={w.rw!r}: sequential mixed jobs (zfetch's prefetch between the writes) "
+            f"are modelled by the DES only"
         )
-    if w.rw not in ("randread", "write", "randwrite"):
-        return (
-            f"fio rw={w.rw!r}: sequential reads (zfetch's prefetch against the vdev queue's "
-            f"LBA-ordered aggregation of several streams) are modelled by the DES only"
-        )
-    if any(v.kind == "draid" for v in layout.data_vdevs):
-        return (
-            "dRAID (its redundancy groups rotating over the children) is modelled by the DES only"
-        )
+    if w.rw == "randrw":
+        reason = _mixed_reason(sc)
+        if reason is not None:
+            return reason
+    if w.rw not in ("randread", "read", "write", "randwrite", "randrw"):
+        return f"fio rw={w.rw!r} is modelled by the DES only"
+    if w.rw == "read":
+        reason = _sequential_read_reason(sc)
+        if reason is not None:
+            return reason
     if direct_io(sc) and w.rw != "randread":
         return "O_DIRECT writes (issued from the caller, verified) are modelled by the DES only"
     if direct_io(sc) and w.bs > pool.recordsize:
         return "O_DIRECT reads of several records per call are modelled by the DES only"
-    if w.sync or w.fsync or pool.sync == "always":
-        return "sync writes (O_SYNC, fsync, sync=always) and the ZIL are modelled by the DES only"
+    if sync:
+        reason = sync_validity(sc)
+        if reason is not None:
+            return reason
     if pool.dedup == "on":
         return "dedup is modelled by the DES only"
     rs = pool.recordsize
     if w.bs % rs and rs % w.bs:
         return f"bs {w.bs} B neither divides nor is a multiple of recordsize {rs} B"
-    if w.rw != "randread" and w.bs % rs:
+    if w.rw not in ("randread", "read") and w.bs % rs:
         return (
             f"bs {w.bs} B below recordsize {rs} B: partial-record writes (read-modify-write, "
             f"sparse files filling up) are modelled by the DES only"
         )
-    if w.rw == "randwrite":
+    if w.rw in ("randwrite", "randrw") and not sync:
+        # (sync writes: coalescing spares only the txg's write-back, whose bound the ZIL
+        # model checks, not the commits)
         dirty_max = txg_tunables(sc.hardware.ram, parse_zfs_version(sc.hardware.zfs_version))
         files = w.numjobs * w.size
         if files < COALESCE_FREE_MULTIPLE * dirty_max.dirty_max:
@@ -85,3 +94,63 @@ def direct_io(sc: Scenario) -> bool:
     return (
         (w.tool == "fio" and w.direct and pool.direct != "disabled") or pool.direct == "always"
     ) and version.at_least(2, 3)
+
+
+def _sequential_read_reason(sc: Scenario) -> str | None:
+    """Why the sequential-read model (:mod:`zsim.analytic.seqread`) cannot answer ``sc``."""
+    pool, w = sc.pool, sc.workload
+    layout = sc.layout_tree()
+    if isinstance(layout, ZfsLayout) and any(v.kind == "draid" for v in layout.data_vdevs):
+        return (
+            "dRAID sequential reads: a stream's columns land on the children its slice's "
+            "permutation gives, so the busiest disk, and the rate with it, changes along the "
+            "file (the DES's own answer moves by 40 % between a 5 s and a 60 s run); "
+            "modelled by the DES only"
+        )
+    if direct_io(sc):
+        return (
+            "O_DIRECT sequential reads (prefetched records not kept in the ARC, so a demand "
+            "read after its prefetch reads the disks again) are modelled by the DES only"
+        )
+    if pool.primarycache != "all":
+        return (
+            f"sequential reads with primarycache={pool.primarycache} (prefetched records not "
+            f"kept in the ARC, read again on demand) are modelled by the DES only"
+        )
+    version = parse_zfs_version(sc.hardware.zfs_version)
+    ratio = pool.compress_ratio if pool.compression != "off" else 1.0
+    arc_records = arc_data_bytes(sc.hardware.ram, version, ratio) // pool.recordsize
+    window = max(1, zfetch_max_distance(version) // pool.recordsize)
+    if w.numjobs * max(1, -(-w.size // pool.recordsize)) <= arc_records:
+        return (
+            "sequential reads of files the ARC holds whole: the DES starts with a cold ARC and "
+            "reads the first pass from the disks, the later ones from memory, so its answer "
+            "depends on how long it runs; modelled by the DES only"
+        )
+    if arc_records < 2 * w.numjobs * window:
+        return (
+            "sequential reads whose prefetch windows (zfetch_max_distance per job) fill half "
+            "the ARC (prefetched records evicted before they are read) are modelled by the "
+            "DES only"
+        )
+    return None
+
+
+def _mixed_reason(sc: Scenario) -> str | None:
+    """Why the mixed random read/write model (:mod:`zsim.analytic.mixed`) cannot answer
+    ``sc`` (checked before the rules every write shares)."""
+    pool, w = sc.pool, sc.workload
+    layout = sc.layout_tree()
+    assert isinstance(layout, ZfsLayout) and w.bs is not None, "checked by validity()"
+    if w.bs != pool.recordsize:
+        return (
+            f"fio rw='randrw' with bs {w.bs} B ≠ recordsize {pool.recordsize} B (partial-record "
+            f"read-modify-writes, or buffered reads of several records per call) is modelled "
+            f"by the DES only"
+        )
+    if sync_writes(sc):
+        return (
+            "fio rw='randrw' with sync writes (O_SYNC, fsync, sync=always: the ZIL's commits "
+            "between the reads) is modelled by the DES only"
+        )
+    return None

@@ -14,6 +14,7 @@ from typing import Any
 
 from zsim.analytic import devices
 from zsim.analytic.demands import ASYNC_WRITE_MAX, PoolModel
+from zsim.analytic.draid_load import draid_write_hot_share
 from zsim.des.txg_runs import TxgState, WriteRun
 from zsim.des.vdev import TopVdev, aggregation_limit
 from zsim.layout.alloc import psize_to_asize
@@ -52,12 +53,12 @@ class WriteModel(PoolModel):
         # threads leave free: X = min(jobs, cores − min(taskq, X · sync)) / call (fixed point)
         bounds["client"] = client_bound(self.clients, self.cores, self.taskq, call_cpu, sync_cpu)
         # the vdevs: sequential aggregated leaf writes at the async-write ceiling
+        txg = txg_tunables(self.sc.hardware.ram, self.version)
         leaf_io_bytes = []
         for i, v in enumerate(self.vdevs):
             ios = v.top.leaf_ios(0, self.psize, True)
             per_leaf = max(io[2] for io in ios)
             width = len(v.top.vdev.devices)
-            leaves = width - v.top.vdev.nspares if v.top.vdev.kind == "draid" else width
             # vdev_queue's aggregation limit, as the DES's (1 MiB on HDDs from 0.8, else 128K)
             agg = aggregation_limit(self.rotating, self.version)
             nbytes = max(per_leaf, (agg // per_leaf) * per_leaf) if per_leaf <= agg else per_leaf
@@ -74,7 +75,17 @@ class WriteModel(PoolModel):
             leaf_io_bytes.append(nbytes)
             # bytes per record on each leaf: the column map's share, plus the record's share
             # of the txg's indirect blocks (spread over the vdevs like the data)
-            per_record_leaf = (sum(io[2] for io in ios) + meta["asize"][i]) / leaves
+            per_record_leaf = (sum(io[2] for io in ios) + meta["asize"][i]) / width
+            if v.top.vdev.kind == "draid":
+                # a txg's new blocks fill a few groups in a row, each on its own D + P
+                # children: the busiest child's share, not an even spread, sets the sync.
+                # Writers the disks hold back keep the open txg near zfs_dirty_data_max
+                # (dmu_tx_delay()'s delay grows without bound toward it), so a txg
+                # allocates about that much data
+                txg_space = txg.dirty_max / self.rs * v.weight * v.asize
+                per_record_leaf = (sum(io[2] for io in ios) + meta["asize"][i]) * (
+                    draid_write_hot_share(v.top, txg_space)
+                )
             vdev_records = leaf_bytes_per_s / per_record_leaf
             bounds[f"vdev{i}"] = vdev_records / v.weight / records_per_call
         # memory bus
@@ -107,16 +118,17 @@ class WriteModel(PoolModel):
         self._txg_cycle(bounds, leaf_io_bytes, records_per_call)
         return min(bounds.values()), bounds
 
-    def _metadata_per_record(self) -> dict[str, Any]:
+    def _metadata_per_record(self, per_txg: float | None = None) -> dict[str, Any]:
         """A record's share of the indirect blocks its txg rewrites (as the DES writes them:
         every dirty record's parent at every level, ditto copies by ``redundant_metadata``):
         allocated bytes per vdev and CPU seconds. A txg holds B = 0.6 × dirty_max of records
         (see :meth:`_txg_cycle`); of the P parents at a level, random calls of R records each
         dirty P · (1 − (1 − q/P)^(D/R)) distinct ones (D records per txg, q = 1 + (R − 1)/span
-        parents per call), sequential ones D / span + one per job."""
+        parents per call), sequential ones D / span + one per job. ``per_txg``: records per
+        txg when not that (a mixed job's smaller txgs, :mod:`zsim.analytic.mixed`)."""
         pool, c = self.sc.pool, self.costs
         txg = txg_tunables(self.sc.hardware.ram, self.version)
-        per_txg = max(1.0, 0.6 * txg.dirty_max / self.rs)
+        per_txg = max(1.0, 0.6 * txg.dirty_max / self.rs if per_txg is None else per_txg)
         call_records = max(1.0, self.bs / self.rs)
         asize = [0.0] * len(self.vdevs)
         cpu = 0.0
@@ -234,7 +246,22 @@ def client_bound(clients: int, cores: int, taskq: int, call: float, sync: float)
 def run_leaf_bytes(top: TopVdev, psize: int, asize: int, limit: int) -> int:
     """Mean bytes of a leaf write the DES issues for records of ``psize`` written back to back
     (``top.allocate()`` hands out consecutive ``asize`` extents): :class:`WriteRun`'s own
-    aggregation replayed over a few runs, rounded to whole sectors."""
+    aggregation replayed over a few runs, rounded to whole sectors. Remembered per vdev
+    shape (a replay of small records costs ~0.1 s; sweeps and mixed jobs ask again)."""
+    vdev = top.vdev
+    key = (vdev.kind, vdev.width, vdev.parity, vdev.ndata, vdev.nspares, top.ashift,
+           top.failed, psize, asize, limit)  # fmt: skip
+    found = _RUN_LEAF_BYTES.get(key)
+    if found is None:
+        found = _RUN_LEAF_BYTES[key] = _replay_runs(top, psize, asize, limit)
+    return found
+
+
+#: :func:`run_leaf_bytes` by vdev shape, record and aggregation limit
+_RUN_LEAF_BYTES: dict[tuple, int] = {}
+
+
+def _replay_runs(top: TopVdev, psize: int, asize: int, limit: int) -> int:
     sector = 1 << top.ashift
     offset, runs, total, count = 0, 0, 0, 0
     run = WriteRun(TxgState())

@@ -100,14 +100,22 @@ def evaluate_point(point: SweepPoint) -> dict[str, Any]:
         if point.max_sim_seconds is not None:
             caps["max_sim_seconds"] = point.max_sim_seconds
         engine = point.engine
+        res = None
         if engine == "auto":
-            # the analytic engine where it is valid, the discrete-event engine elsewhere
+            # the analytic engine where it answers, the discrete-event engine elsewhere —
+            # also where a model declines from inside its solution, past validity()
             # (imported here: it loads SimPy, which ``import zsim`` does not)
-            from zsim.analytic.engine import validity
+            from zsim.analytic.engine import OutOfRange, validity
 
             engine = "analytic" if validity(sc) is None else "des"
+            if engine == "analytic":
+                try:
+                    res = simulate(sc, engine="analytic", seed=point.seed)
+                except OutOfRange:
+                    engine = "des"
             row["engine"] = engine
-        res = simulate(sc, engine=engine, seed=point.seed, target_ci=0.05, **caps)
+        if res is None:
+            res = simulate(sc, engine=engine, seed=point.seed, target_ci=0.05, **caps)
     except ZsimError as err:
         row["error"] = str(err)
         return row

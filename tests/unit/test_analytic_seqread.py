@@ -1,0 +1,195 @@
+"""The analytic engine's sequential-read model (``zsim.analytic.seqread``) and its stream tables
+(``zsim.analytic.seqstreams``): the pure parts, the placement against the DES's own, the
+stream loop's mechanisms, the validity range, and the DES's prefetch across a file's wrap."""
+
+from __future__ import annotations
+
+import pytest
+
+import zsim
+from zsim.analytic import seqstreams
+from zsim.analytic.seqread import (
+    SeqReadModel,
+    aliquot,
+    leaf_busy,
+    limit_of,
+    prefetch_window,
+)
+from zsim.analytic.validity import validity
+from zsim.des.engine import Engine
+from zsim.machine.run_control import RunControl
+from zsim.scenario import apply_overrides, scenario_from_dict
+from zsim.units import KiB, MiB
+from zsim.zfs.version import parse_zfs_version
+
+
+def _scenario(*overrides: str):
+    data = {
+        "hardware": {"disk": "seagate-ironwolf-12tb", "ram": "16GiB", "zfs_version": "2.3"},
+        "pool": {"layout": "raidz2 8", "recordsize": "1M"},
+        "workload": {"tool": "fio", "rw": "read", "bs": "1M", "numjobs": 4, "iodepth": 4,
+                     "size": "32GiB"},
+    }  # fmt: skip
+    return scenario_from_dict(apply_overrides(data, list(overrides)), source="test")
+
+
+# ---- pure parts
+
+
+def test_the_prefetch_window_is_zfetch_max_distance_in_records():
+    assert prefetch_window(64 * MiB, MiB) == 64
+    assert prefetch_window(8 * MiB, 128 * KiB) == 64
+    assert prefetch_window(8 * MiB, 16 * MiB) == 1  # at least the next record
+
+
+def test_the_aliquot_follows_the_release():
+    v08, v22, v24 = (parse_zfs_version(v) for v in ("0.8", "2.2", "2.4"))
+    # raidz2 8: 6 data disks, 8 children; one vdev of the pool
+    assert aliquot(v08, 6, 8, 1.0, 1) == 512 * KiB * 8
+    assert aliquot(v22, 6, 8, 1.0, 1) == MiB * 6
+    assert aliquot(v24, 6, 8, 1.0, 1) == 2 * MiB * 6
+    # a vdev with half the space of two gets its share × the vdevs
+    assert aliquot(v22, 1, 2, 0.25, 2) == MiB // 2
+
+
+def test_the_limit_follows_the_des_rule():
+    assert limit_of({"memory": 0.9, "disk:sda": 1.0}, 0.0) == "memory"
+    assert limit_of({"memory": 0.2, "disk:sda": 0.97, "cpu": 0.5}, 0.0) == "disk:sda"
+    assert limit_of({"memory": 0.2, "disk:sda": 0.5}, 0.9) == "cpu"
+    assert limit_of({"memory": 0.2, "disk:sda": 0.5}, 0.3) == "client"
+
+
+def test_a_vdevs_leaves_are_busy_in_proportion_to_the_bytes_they_read():
+    m = SeqReadModel(_scenario("pool.layout=2x raidz1 3"))
+    table = seqstreams.StreamTable(
+        records_per_s=100.0,
+        leaf_busy=(0.9, 0.5, 0.7, 1.0, 0.2, 0.0),
+        leaf_bytes_per_record=(1.0, 1.0, 2.0, 3.0, 1.0, 0.0),
+        leaf_ios_per_record=(0.1,) * 6,
+        record_latency=0.01,
+    )
+    busy = leaf_busy(m.vdevs, table)
+    # vdev 1: 2.1 busy over 4 bytes; vdev 2: 1.2 over 4, its idle (parity) leaf stays idle
+    assert busy == pytest.approx([0.525, 0.525, 1.05, 0.9, 0.3, 0.0])
+
+
+# ---- the placement is the DES's
+
+
+@pytest.mark.parametrize(
+    ("layout", "recordsize", "version"),
+    [("3x raidz2 7", "128K", "2.2"), ("2x mirror 2", "1M", "0.8"), ("stripe 3", "256K", "2.4")],
+)
+def test_the_files_lie_where_the_des_lays_them(layout, recordsize, version):
+    sc = _scenario(
+        f"pool.layout={layout}", f"pool.recordsize={recordsize}",
+        f"hardware.zfs_version={version}", "workload.numjobs=3", "workload.size=8GiB",
+    )  # fmt: skip
+    model = SeqReadModel(sc)
+    placed = model._placement()
+    zfs = Engine(sc, 1, RunControl()).zfs
+    locate = seqstreams.rotor_locate(
+        [(v.space, v.asize) for v in model.vdevs], placed.per_visit, placed.bases,
+        model.file_records,
+    )  # fmt: skip
+    records = range(0, model.file_records, 7)
+    assert all(locate(j, r) == zfs.locate((j, r)) for j in range(3) for r in records)
+    assert list(placed.per_visit) == zfs.per_visit and placed.cycle == zfs.cycle
+    for job in range(3):
+        first: dict[int, int] = {}
+        for record in range(3 * zfs.cycle):
+            vdev, offset = zfs.locate((job, record))
+            first.setdefault(vdev, offset)
+        assert [placed.starts[v][job] for v in range(len(placed.starts))] == [
+            first[v] for v in range(len(placed.starts))
+        ]
+
+
+# ---- the stream loop's mechanisms (the DES's vdev layer, run)
+
+
+def _table(layout: str, *overrides: str, window: int = 16):
+    sc = _scenario(f"pool.layout={layout}", "workload.numjobs=2", *overrides)
+    m = SeqReadModel(sc)
+    return m, m._pool_table(m._placement(), window, 0.0, 1.0, 0.0)
+
+
+def test_raidz_streams_read_the_data_columns_only():
+    m, table = _table("raidz2 8")
+    # every leaf reads its share of the data: the leaves together move the record's data
+    # (1 MiB), not its parity (a third more)
+    assert sum(table.leaf_bytes_per_record) == pytest.approx(m.psize, rel=0.02)
+    assert all(b > 0.9 for b in table.leaf_busy)
+
+
+def test_a_mirror_reads_each_record_from_one_child():
+    m, table = _table("mirror 2", "pool.recordsize=128K", "workload.bs=128K")
+    assert sum(table.leaf_bytes_per_record) == pytest.approx(m.psize, rel=0.02)
+    # and the vdev queue aggregates a child's neighbouring 128K reads (up to 1 MiB on HDDs):
+    # fewer device I/Os than records
+    assert sum(table.leaf_ios_per_record) < 0.5
+
+
+def test_a_deeper_window_never_makes_a_stream_slower():
+    _, shallow = _table("stripe 1", window=1)
+    _, deep = _table("stripe 1", window=16)
+    assert deep.records_per_s >= 0.97 * shallow.records_per_s
+
+
+# ---- the engine and its range
+
+
+def test_the_engine_answers_the_media_preset_shape_as_a_disk_bound_job(tmp_path, monkeypatch):
+    monkeypatch.setenv("ZSIM_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(seqstreams, "_CACHE", {})
+    sc = _scenario()
+    assert validity(sc) is None
+    r = zsim.simulate(sc, engine="analytic")
+    assert r.engine == "analytic" and r.write.iops == 0
+    assert r.limit.startswith("disk:")
+    # 8 IronWolf drives stream at most ~210 MB/s each, 6 of them data
+    assert 300e6 < r.read.bytes_per_s < 8 * 210e6
+    # the mean by Little's law: 4 jobs × 4 calls queued each; no percentiles
+    assert r.read.latency_mean == pytest.approx(16 / r.read.iops)
+    assert r.read.latency_p99 is None and r.read.latency_p50 is None
+    assert list(tmp_path.rglob("*.json")), "the stream table went to the disk cache"
+    again = zsim.simulate(sc, engine="analytic")
+    assert again.read.bytes_per_s == r.read.bytes_per_s
+
+
+@pytest.mark.parametrize(
+    ("overrides", "words"),
+    [
+        (("workload.size=1GiB",), "files the ARC holds whole"),
+        (("workload.direct=true",), "O_DIRECT sequential reads"),
+        (("pool.primarycache=metadata",), "primarycache=metadata"),
+        (("pool.layout=draid2:4d:1s:8c",), "dRAID sequential reads"),
+        (("hardware.ram=2GiB", "workload.numjobs=16"), "fill half the ARC"),
+    ],
+)
+def test_sequential_reads_it_cannot_model_are_declined(overrides, words):
+    assert words in (validity(_scenario(*overrides)) or "")
+
+
+def test_a_window_shorter_than_the_rotor_round_still_keeps_every_disk_busy(monkeypatch):
+    # 0.8: 8 MiB of 1M records ahead, while each of 3 raidz1 6 vdevs takes 2.5 MiB a visit:
+    # the vdevs take turns with each job's window, and two jobs keep all three busy
+    monkeypatch.setenv("ZSIM_CACHE_DIR", "off")
+    sc = _scenario("hardware.zfs_version=0.8", "pool.layout=3x raidz1 6", "workload.numjobs=2")
+    model = SeqReadModel(sc)
+    assert model.answer().window < 2 * model._placement().cycle
+    r = zsim.simulate(sc, engine="analytic")
+    assert r.limit.startswith("disk:")
+    assert sum(v > 0.5 for k, v in r.utilization.items() if k.startswith("disk:")) == 18
+
+
+# ---- the DES: zfetch starts again after a stream wraps to its file's start
+
+
+def test_the_des_prefetches_again_after_a_file_wraps():
+    sc = _scenario("workload.size=256MiB")
+    engine = Engine(sc, 1, RunControl())
+    job = engine.jobs[0]
+    job.prefetched_to = engine.file_records  # the last pass prefetched to the file's end
+    engine._prefetch(job, 0)  # the first record of the next pass
+    assert job.prefetched_to == 1 + engine.prefetch_records

@@ -1,0 +1,597 @@
+"""Mixed random reads and writes in the analytic engine (fio ``rw=randrw`` with ``rwmixread``).
+
+What the DES does with such a job (:mod:`zsim.des.engine`, :mod:`zsim.des.zfs_model`), and
+how this module models each part:
+
+* **One call at a time per job.** A buffered fio job makes its calls in the caller's thread,
+  one after the other; each is a read with probability f_r = ``rwmixread``/100, else a write
+  (``Engine.next_is_read``). Both directions' rates are therefore tied: reads/s = f_r · X,
+  writes/s = (1 − f_r) · X, with X the calls/s of the closed loop of ``numjobs`` customers.
+* **Reads** hit the ARC (probability min(1, C/N), :mod:`zsim.zfs.arc`) or a record still
+  dirty in the open or syncing txg (``ZfsModel.read_record``), else go to the disks at
+  ``SYNC_READ`` priority: the same closed queueing network as random reads
+  (:mod:`zsim.analytic.reads`: fork-join raidz stations, balanced mirrors), visited by the
+  read share of the calls only.
+* **Writes** of whole records only dirty the record (``ZfsModel.dirty_record``): their call
+  costs CPU (copy, ARC pages) and, when dirty data passes ``zfs_delay_min_dirty_percent``,
+  the throttle's delay (``dmu_tx_delay()``, :func:`zsim.zfs.txg.throttle_delay`).
+* **The txg's bursts share the leaves with the reads.** Each txg writes the dirty records
+  in aggregated runs (:func:`zsim.analytic.writes.run_leaf_bytes`) plus its indirect blocks
+  and an uberblock per leaf; those async writes take a share u_w of every leaf's time that
+  the sync reads do not get: the read stations serve at (1 − u_w) of their rate
+  (:func:`leaf_write_share`). A leaf write costs its streaming time at the async-write
+  depth (the device table of sequential writes of that size), plus one positioning back to
+  the write area when a read took the head away since the last write, which happens with
+  the probability that the leaf is busy with reads (u_r) — on a pool whose reads all hit
+  the ARC the writes stream, as in a write-only job. On dRAID a txg fills a few groups in
+  a row: a child's share is the busiest child's
+  (:func:`zsim.analytic.draid_load.draid_write_hot_share`).
+* **The txg's CPU burst.** A sync hands every dirty record's checksum, compression and
+  parity to the taskq threads at once; they run at raised priority, so for that time the
+  clients have the other cores and a read's completion (taskq work too, FIFO) waits for
+  the burst to end: a share b of the time (:func:`cpu_burst_share`) in which the loop
+  hardly moves. X_net = (1 − b) · X(normal) + b · X(burst), the quasi-static average of
+  the two networks (on NVMe pools with large records this is a third of the rate).
+* **The fixed point.** u_w and b grow with X and the network slows as they do: X* solves
+  X = X_net(X) (regula falsi on a decreasing function, ~8 network solutions; the txg's
+  size, which sets each record's share of the indirect blocks, is re-solved once). When
+  the calls could dirty data faster than the leaves can write it (the reads all hit the
+  ARC), the throttle holds the writers to the write-only job's leaf bound
+  (:class:`~zsim.analytic.writes.WriteModel`), limit ``txg`` unless a resource is ≥ 85 %
+  busy; the write path's other bounds (taskq CPU, memory bus, HBA/links) cap X too.
+* **Latency** as fio measures it, from submission: a job's ``iodepth`` calls wait in turn,
+  so a call's latency is its own service plus the services of the (iodepth − 1) calls
+  ahead of it: (iodepth − 1) · J/X + its own mean time (Little's law per job; a write's
+  own time is its CPU, a read's the rest of the loop's time per call). **Percentiles are
+  not given** (``None``): the tail is the txg's stalls meeting the reads — a disk's write
+  cache destaging a whole txg's merged extent in one pass, flash sharing its bandwidth
+  with the writes, the read completions queued behind the CPU burst — and a sampled
+  model of these was 30-60 % off the DES's p99 on a third of the compared draws.
+
+Sources: ``module/zfs/vdev_queue.c`` (sync reads 10/10 active, async writes 2…10 by dirty
+data), ``dsl_pool.c``/``txg.c`` (sync at ``zfs_dirty_data_sync_percent``, every
+``zfs_txg_timeout`` s), ``dmu_tx.c`` (the throttle); Lazowska et al., *Quantitative System
+Performance* (1984) for the closed network.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from zsim.analytic import devices
+from zsim.analytic.demands import ASYNC_WRITE_MAX, SYNC_READ_MAX, AnalyticVdev
+from zsim.analytic.draid_load import draid_write_hot_share
+from zsim.analytic.queueing import Solution, Station, solve
+from zsim.analytic.reads import ReadModel
+from zsim.analytic.validity import OutOfRange
+from zsim.analytic.writes import WriteModel, run_leaf_bytes
+from zsim.des.vdev import aggregation_limit
+from zsim.machine import memory
+from zsim.result import DirectionStats
+from zsim.zfs.txg import txg_tunables
+
+#: the most network solutions the fixed point spends
+FIXED_POINT_ITERATIONS = 40
+#: mean memory-bus utilisation from which a mixed job is declined: the DES's bus
+#: (:class:`zsim.machine.resources.MemoryBus`) slows every core's job while the agents ask
+#: more than its rate, and at this mean the txg's CPU bursts and the clients' copies do
+#: (an NVMe pool of 1M records at 85 % was 26 % off the DES); a mean-value model has no
+#: such peaks
+MEMORY_BUSY_LIMIT = 0.8
+#: a disk's write share u_w from which a mixed job is declined. A drive with its write
+#: cache on takes the txg's writes at interface speed and destages them as merged extents,
+#: in its idle time or when the cache is full (:mod:`zsim.hardware.hdd.access`), not as
+#: one positioning per aggregated write between the reads as modelled here; with writes a
+#: small share of the disk the two agree, at half of it they do not (HDD stripes of 512K-1M
+#: records at 50 % reads, u_w 0.49-0.53: −13 … −17 % against the DES; the largest share
+#: among the draws that agree is 0.32)
+DISK_WRITE_SHARE_LIMIT = 0.4
+#: relative tolerance of the fixed point X = X_net(1 − u_w(X))
+FIXED_POINT_RTOL = 1e-4
+
+
+@dataclass(frozen=True)
+class LeafWrites:
+    """One vdev's leaves' write load per call (averaged over the leaves: raidz rotates its
+    columns, mirrors and stripes write every child alike).
+
+    ``ios``: aggregated leaf writes per call; ``stream``: s of one such write streaming at
+    the async-write depth; ``position``: s of one positioning back to the write area;
+    ``tail``: s of the per-txg work on each leaf (the uberblock write and flush, and the
+    positioning back to the data)."""
+
+    ios: float
+    stream: float
+    position: float
+    tail: float
+
+
+def leaf_write_share(
+    calls_per_s: float, load: LeafWrites, txgs_per_s: float, read_busy: float
+) -> float:
+    """The share of a leaf's time its async writes take, 0…1 (may exceed 1: more than the
+    leaf can write). Each aggregated write streams (``load.stream``) and, when a read took
+    the head since the leaf's last write (probability ``read_busy``, the leaf's read
+    utilisation), first seeks back (``load.position``); each txg adds ``load.tail``."""
+    per_io = load.stream + min(1.0, max(0.0, read_busy)) * load.position
+    return calls_per_s * load.ios * per_io + txgs_per_s * load.tail
+
+
+def txgs_per_second(write_bytes_per_s: float, sync_bytes: float, timeout: float) -> float:
+    """Txgs synced per second: one whenever the open txg reaches ``sync_bytes``
+    (``zfs_dirty_data_sync_percent`` of ``zfs_dirty_data_max``), at least one per
+    ``timeout`` (``zfs_txg_timeout``) while anything is dirty (``txg_sync_thread()``)."""
+    if write_bytes_per_s <= 0:
+        return 0.0
+    return max(1.0 / timeout, write_bytes_per_s / sync_bytes)
+
+
+def cpu_burst_share(writes_per_s: float, record_cpu: float, taskq: int) -> float:
+    """The share of time the txg's CPU burst holds the taskq threads, 0…1. A sync hands
+    every dirty record's checksum, compression and parity to the taskq at once
+    (``ZfsModel._start_sync``); the ``taskq`` threads (80 % of the cores,
+    ``zio_taskq_batch_pct``) run them at raised priority, so for that time the clients have
+    the other cores only, and a read's completion (also taskq work, FIFO) waits for the burst
+    to end. ``record_cpu`` s per record at ``writes_per_s`` records/s."""
+    return min(1.0, max(0.0, writes_per_s * record_cpu / taskq)) if taskq > 0 else 0.0
+
+
+def outside_burst(write_share: float, burst: float) -> float:
+    """The leaves' write share of the time outside the txg's CPU burst. The sync writes
+    each record as soon as its CPU work is done (``ZfsModel._write_record``), so the leaves
+    write while the burst holds the clients, and only the writing that outlasts the
+    burst, max(0, u_w − b), takes time from the reads: as a share of the 1 − b left."""
+    if burst >= 1.0:
+        return 0.0
+    return max(0.0, write_share - burst) / (1.0 - burst)
+
+
+def fixed_point(f: Callable[[float], float], hi: float) -> float:
+    """The X in (0, ``hi``] with f(X) = X for a non-increasing ``f`` (the network's
+    throughput when the leaves lose the writes' share at X); ``hi`` if f(hi) ≥ hi.
+    Regula falsi (Illinois) on g(X) = f(X) − X, which is strictly decreasing."""
+    g_hi = f(hi) - hi
+    if g_hi >= 0:
+        return hi
+    lo, g_lo = 0.0, f(0.0)
+    if g_lo <= 0:
+        return 0.0
+    side = 0
+    x = hi
+    for _ in range(FIXED_POINT_ITERATIONS):
+        x = (lo * g_hi - hi * g_lo) / (g_hi - g_lo)
+        gx = f(x) - x
+        if abs(gx) <= FIXED_POINT_RTOL * max(x, 1e-12) or hi - lo <= FIXED_POINT_RTOL * hi:
+            return x
+        if gx > 0:
+            lo, g_lo = x, gx
+            if side == 1:
+                g_hi /= 2
+            side = 1
+        else:
+            hi, g_hi = x, gx
+            if side == -1:
+                g_lo /= 2
+            side = -1
+    return x
+
+
+class MixedModel(ReadModel, WriteModel):
+    """A ``randrw`` job solved: both directions' rates and latencies (:meth:`solve`)."""
+
+    def solve(self) -> tuple[DirectionStats, DirectionStats, str, dict[str, float], dict]:
+        w = self.sc.workload
+        self.f_read = w.rwmixread / 100
+        f_r, f_w = self.f_read, 1.0 - self.f_read
+        c = self.costs
+        txg = txg_tunables(self.sc.hardware.ram, self.version)
+        self.txg = txg
+        # the calls' CPU (Engine.call): the copy, the ARC pages a write fills, atime
+        self.read_call = c.syscall + self.bs * c.copy_per_byte + c.atime_update
+        self.write_call = c.syscall + self.bs * (c.copy_per_byte + c.cache_pages_per_byte)
+        self._call_cpu = f_r * self.read_call + f_w * self.write_call
+        self.record_cpu = c.read_record(self.psize) + self._read_children() * c.leaf_io
+        self.record_cpu += self.rs * c.cache_pages_per_byte
+        self._last: Solution | None = None
+        self._groups: list[tuple[AnalyticVdev, Station]] = []
+        # the write-only bounds: the leaves streaming with no reads (the most the throttle
+        # lets the writers dirty), the taskq CPU, the memory bus, the HBA and links
+        _, bounds = self._write()
+        leaf_cap = min((b for k, b in bounds.items() if k.startswith("vdev")), default=math.inf)
+        other = {
+            k: b
+            for k, b in bounds.items()
+            if not k.startswith("vdev") and k not in ("client", "cpu") and math.isfinite(b)
+        }
+        hi = math.inf
+        if f_w > 0:
+            hi = min([leaf_cap, *other.values()]) / f_w
+        # the txg's size sets each record's share of the indirect blocks: solve once with
+        # txgs of zfs_dirty_data_sync bytes, then with the size the rate gives
+        x = 0.0
+        per_txg = txg.sync_bytes / self.rs
+        for _ in range(2):
+            self._prepare(per_txg)
+            top = hi if math.isfinite(hi) else 2.0 * self._network(0.0, {}).throughput + 1.0
+            x = fixed_point(self._throughput, top)
+            fitted = self._txg_bytes(x) / self.rs
+            if abs(fitted - per_txg) <= 0.05 * per_txg:
+                break  # the indirect blocks' share hardly moves
+            per_txg = fitted
+        net = self._throughput(x)
+        solution = self._solution()
+        throttled = f_w > 0 and x >= hi * (1 - 1e-6) and net > x * (1 + 1e-3)
+        util, u_w = self._util(x, solution)
+        if util["memory"] >= MEMORY_BUSY_LIMIT:
+            raise OutOfRange(
+                f"outside the analytic engine's validity range: a mixed job keeping the memory "
+                f"bus {util['memory']:.0%} busy (≥ {MEMORY_BUSY_LIMIT:.0%}): the txg's bursts "
+                f"push it past its rate and stall the cores, which the DES models and this "
+                f"engine does not; use --engine des"
+            )
+        busiest = max(u_w.values(), default=0.0)
+        # (held by the throttle, the disks only write: the write-only model's case)
+        if self.rotating and not throttled and busiest >= DISK_WRITE_SHARE_LIMIT:
+            raise OutOfRange(
+                f"outside the analytic engine's validity range: the txg's writes would take "
+                f"{busiest:.0%} of a disk's time (≥ {DISK_WRITE_SHARE_LIMIT:.0%}): how the "
+                f"drive's write cache merges and destages them between the reads sets the "
+                f"rate, which the DES models and this engine does not; use --engine des"
+            )
+        if throttled:
+            for key, bound in other.items():
+                if bound / f_w <= hi * (1 + 1e-6):
+                    util[key] = max(util.get(key, 0.0), min(1.0, x * f_w / bound))
+        limit = self._mixed_limit(util, x, throttled)
+        read, write = self._directions(x, throttled)
+        details = {
+            "arc_hit_ratio": 1.0 - self.miss,
+            "clients": self.clients,
+            "validity": "in range",
+            "read_fraction": f_r,
+            "write_throttled": throttled,
+            "leaf_write_share": max(u_w.values(), default=0.0),
+            "txgs_per_s": txgs_per_second(x * f_w * self.rs, txg.sync_bytes, txg.txg_timeout),
+        }
+        return read, write, limit, util, details
+
+    # ---- demands
+    def _prepare(self, per_txg: float) -> None:
+        """The per-call demands that depend on the txg's size (``per_txg`` records)."""
+        c = self.costs
+        parity = any(v.top.vdev.kind == "raidz" for v in self.vdevs)
+        children = max(len(v.top.leaf_ios(0, self.psize, True)) for v in self.vdevs)
+        meta = self._metadata_per_record(per_txg)
+        self.sync_cpu = c.write_record(self.rs, self.psize, parity) + children * c.leaf_io
+        self.sync_cpu += meta["cpu"]
+        self.miss = self._miss(0.0)
+        self.loads = [self._leaf_writes(v, a, per_txg) for v, a in zip(self.vdevs, meta["asize"],
+                                                              strict=True)]  # fmt: skip
+
+    def _txg_bytes(self, x: float) -> float:
+        """Bytes a txg holds at ``x`` calls/s: it syncs at ``zfs_dirty_data_sync`` bytes or
+        after ``zfs_txg_timeout`` s, whichever comes first."""
+        rate = x * (1.0 - self.f_read) * self.rs
+        return max(float(self.rs), min(self.txg.sync_bytes, rate * self.txg.txg_timeout))
+
+    def _miss(self, x: float) -> float:
+        """P(a read goes to the disks): not in the ARC (min(1, C/N) hits) and not a record
+        of the open or syncing txg (``ZfsModel.read_record``), which hold about one txg of
+        records between them at ``x`` calls/s."""
+        if x <= 0 or self.f_read >= 1.0:
+            return 1.0 - self.hit
+        dirty = min(1.0, self._txg_bytes(x) / self.rs / self.total_records)
+        return (1.0 - self.hit) * (1.0 - dirty)
+
+    def _leaf_writes(self, v: AnalyticVdev, meta_asize: float, per_txg: float) -> LeafWrites:
+        """One vdev's leaves' write load per call (:class:`LeafWrites`); ``meta_asize``:
+        a record's share of the txg's indirect blocks on this vdev, bytes."""
+        f_w = 1.0 - self.f_read
+        ios = v.top.leaf_ios(0, self.psize, True)
+        width = len(v.top.vdev.devices)
+        nbytes = self._run_bytes(v)
+        per_record_leaf = (sum(io[2] for io in ios) + meta_asize) / width
+        if v.top.vdev.kind == "draid":
+            # a txg's new blocks fill a few groups in a row, each on its own D + P children:
+            # the busiest child takes a larger share than an even spread (draid_load), and
+            # the reads whose columns wait at it wait for the slowest
+            txg_space = per_txg * v.weight * v.asize
+            per_record_leaf = (sum(io[2] for io in ios) + meta_asize) * draid_write_hot_share(
+                v.top, txg_space
+            )
+        leaf_bytes = f_w * v.weight * per_record_leaf  # per call
+        stream = devices.device_table(self.disk, nbytes, True, True, v.lo, v.hi, ASYNC_WRITE_MAX)
+        positioning = devices.device_table(
+            self.disk, 1 << v.top.ashift, False, False, v.lo, v.hi, 1
+        )
+        # at the async-write depth a disk's head writes one at a time and flash runs them
+        # in parallel: either way the time share of a write is one over the table's rate
+        per_io = 1.0 / stream.at(ASYNC_WRITE_MAX)
+        # a disk's head must come back to the write area after reads took it away
+        position = positioning.mean_service if self.rotating else 0.0
+        # each txg: the uberblock (a positioning to the labels), and on disks the
+        # positioning back, of which the pool waits for its slowest leaf's
+        leaves = sum(len(u.top.vdev.devices) for u in self.vdevs)
+        tail = positioning.mean_service
+        if self.rotating:
+            tail += positioning.expected_max(leaves)
+        return LeafWrites(leaf_bytes / nbytes, per_io, position, tail)
+
+    # ---- the network and its fixed point
+    def _network(self, x: float, shares: dict[int, float], burst: bool = False) -> Solution:
+        """The closed network of the ``clients`` with each vdev's read stations at (1 − its
+        leaves' write share at ``x`` calls/s) of their rate; identical vdevs' stations are
+        merged (``copies``), as in :meth:`ReadModel._read`. ``burst``: during the txg's CPU
+        burst (:func:`cpu_burst_share`), when the taskq threads hold their cores and the
+        read completions wait behind the burst in their FIFO."""
+        miss = self._miss(x)
+        self.miss = miss
+        cores = max(1e-9, self.cores - self.taskq) if burst else float(self.cores)
+        call = self._call_cpu
+        stations = [Station("cpu", lambda k: min(k, cores) / call)]
+        bg = self.f_read * miss * self.record_cpu
+        if bg > 0:
+            taskq = 0.0 if burst else float(self.taskq)
+            stations.append(Station("taskq", lambda k: min(k, taskq) / bg))
+        groups: dict[tuple, tuple[list[AnalyticVdev], Station]] = {}
+        for i, v in enumerate(self.vdevs):
+            visits = self.f_read * miss * v.weight
+            if visits <= 0:
+                continue
+            scale = max(1e-9, 1.0 - min(1.0, shares.get(i, 0.0)))
+            for sig, st in self._read_stations(i, v, visits):
+                key = (*sig, round(scale, 9))
+                had = groups.get(key)
+                if had is None:
+                    groups[key] = ([v], Station(st.name, _scaled(st.rate, scale), st.visits))
+                else:
+                    members, old = had
+                    members.append(v)
+                    groups[key] = (
+                        members,
+                        Station(old.name, old.rate, old.visits + st.visits, old.copies + 1),
+                    )
+        self._groups = []
+        for n, (members, st) in enumerate(groups.values()):
+            named = Station(f"{st.name}{n}", st.rate, st.visits, st.copies)
+            stations.append(named)
+            seen: list[AnalyticVdev] = []
+            for v in members:
+                if not any(v is u for u in seen):
+                    seen.append(v)
+            self._groups.extend((v, named) for v in seen)
+        return solve(stations, self.clients)
+
+    def _solution(self) -> Solution:
+        """The network solved last (by :meth:`_throughput`)."""
+        assert self._last is not None, "solved after _throughput()"
+        return self._last
+
+    def _throughput(self, x: float) -> float:
+        """X_net at ``x`` calls/s: the quasi-static average of the network outside the txg's
+        CPU burst (the leaves less the writes' share that falls outside it) and during it."""
+        read_busy = self._read_busy(x, getattr(self, "_last", None))
+        f_w = 1.0 - self.f_read
+        txgs = txgs_per_second(x * f_w * self.rs, self.txg.sync_bytes, self.txg.txg_timeout)
+        burst = cpu_burst_share(x * f_w, self.sync_cpu, self.taskq)
+        shares = {}
+        for i, load in enumerate(self.loads):
+            shares[i] = outside_burst(leaf_write_share(x, load, txgs, read_busy.get(i, 0.0)),
+                                      burst)  # fmt: skip
+        self._write_shares = shares
+        solution = self._network(x, shares)
+        self._last = solution
+        if burst <= 0:
+            return solution.throughput
+        during = self._network(x, shares, burst=True).throughput
+        return (1.0 - burst) * solution.throughput + burst * during
+
+    def _read_busy(self, x: float, solution: Solution | None) -> dict[int, float]:
+        """Each vdev's busiest leaf's read utilisation at ``x`` calls/s (an HDD is busy while
+        it holds a read: reads/s over its rate at the leaf's occupancy)."""
+        out: dict[int, float] = {}
+        for i, v in enumerate(self.vdevs):
+            shares = self._read_shares(v)
+            _, nbytes = self._leaf_reads(v)
+            table = devices.device_table(self.disk, nbytes, False, False, v.lo, v.hi,
+                                         SYNC_READ_MAX)  # fmt: skip
+            k = self._occupancy(v, solution) if solution is not None else 1.0
+            hot = float(shares.max())
+            ios = x * self.f_read * self.miss * v.weight * hot
+            rate = table.at(max(1.0, k)) if self.rotating else table.rate[-1]
+            out[i] = min(1.0, ios / rate) if rate > 0 else 0.0
+        return out
+
+    def _occupancy(self, v: AnalyticVdev, solution: Solution | None) -> float:
+        """Mean reads at the vdev's busiest leaf, from the network's populations."""
+        if solution is None:
+            return 1.0
+        pop = 0.0
+        for u, st in self._groups:
+            if u is v:
+                pop = max(pop, solution.population.get(st.name, 0.0) / st.copies)
+        kind = v.top.vdev.kind
+        if kind == "mirror":
+            pop /= len(v.top.vdev.devices)
+        elif kind in ("raidz", "draid"):
+            touched, _ = self._leaf_reads(v)
+            if touched > 1:
+                pop *= float(self._read_shares(v).max())
+        return pop
+
+    # ---- the answer
+    def _util(self, x: float, solution: Solution) -> tuple[dict[str, float], dict[int, float]]:
+        f_r, f_w = self.f_read, 1.0 - self.f_read
+        read_busy = self._read_busy(x, solution)
+        txgs = txgs_per_second(x * f_w * self.rs, self.txg.sync_bytes, self.txg.txg_timeout)
+        u_w = {
+            i: leaf_write_share(x, load, txgs, read_busy[i]) for i, load in enumerate(self.loads)
+        }
+        util: dict[str, float] = {}
+        for i, v in enumerate(self.vdevs):
+            shares = self._read_shares(v)
+            hot = float(shares.max()) or 1.0
+            for name, p in zip(v.top.vdev.devices, shares, strict=True):
+                util[f"disk:{name}"] = float(min(1.0, read_busy[i] * p / hot + u_w[i]))
+        bg = x * (f_r * self.miss * self.record_cpu + f_w * self.sync_cpu)
+        util["cpu"] = min(1.0, (x * self._call_cpu + bg) / self.cores)
+        util["memory"] = min(1.0, x * self._memory_per_call() / self.mem_bw)
+        leaf_load: dict[str, tuple[float, float]] = {}
+        for v, load in zip(self.vdevs, self.loads, strict=True):
+            _, nbytes = self._leaf_reads(v)
+            for name, p in zip(v.top.vdev.devices, self._read_shares(v), strict=True):
+                reads = x * f_r * self.miss * v.weight * p
+                writes = x * load.ios
+                wbytes = writes * self._run_bytes(v)
+                leaf_load[name] = (reads * nbytes + wbytes, reads + writes)
+        bus, bus_name = self._bus_bound(leaf_load)
+        if bus_name and math.isfinite(bus):
+            util[bus_name] = min(1.0, 1.0 / bus)  # leaf_load is per second: bus is 1/busy
+        return util, u_w
+
+    def _memory_per_call(self) -> float:
+        """Bytes a call moves over the memory bus (:mod:`zsim.machine.memory`): its copy;
+        a missed read's DMA and verification; a written record's compression, checksum and
+        parity passes and the DMA of its leaf writes."""
+        pool = self.sc.pool
+        f_r, f_w = self.f_read, 1.0 - self.f_read
+        written = [sum(io[2] for io in v.top.leaf_ios(0, self.psize, True)) for v in self.vdevs]
+        parity = max(
+            (b - self.psize) / self.psize
+            for v, b in zip(self.vdevs, written, strict=True)
+            if v.top.vdev.kind == "raidz"
+        ) if any(v.top.vdev.kind == "raidz" for v in self.vdevs) else 0.0  # fmt: skip
+        read = memory.read_record_bytes(
+            self.rs,
+            self.psize,
+            checksumming=pool.checksum != "off",
+            compressed=self.psize < self.rs,
+        )
+        write = memory.write_record_bytes(
+            self.rs,
+            self.psize,
+            compressing=pool.compression != "off",
+            checksumming=pool.checksum != "off",
+            parity_ratio=parity,
+        )
+        device = sum(v.weight * b for v, b in zip(self.vdevs, written, strict=True))
+        return (
+            memory.copy_bytes(self.bs)
+            + f_r * self.miss * (read + self.psize)
+            + f_w * (write + device)
+        )
+
+    def _read_stations(self, i: int, v: AnalyticVdev, visits: float) -> list[tuple[tuple, Station]]:
+        """:meth:`ReadModel._vdev_read_stations` of vdev ``i``, built once per visit count
+        (the fixed point solves the network a dozen times with the same stations)."""
+        cache = self.__dict__.setdefault("_station_cache", {})
+        key = (i, visits)
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = [
+                (sig, Station(st.name, _memo(st.rate), st.visits, st.copies))
+                for sig, st in self._vdev_read_stations(v, visits)
+            ]
+        return found
+
+    def _run_bytes(self, v: AnalyticVdev) -> int:
+        """Bytes of one aggregated leaf write (as :meth:`WriteModel._write` sizes them)."""
+        agg = aggregation_limit(self.rotating, self.version)
+        if v.top.vdev.kind == "raidz":
+            return run_leaf_bytes(v.top, self.psize, v.asize, agg)
+        per_leaf = max(io[2] for io in v.top.leaf_ios(0, self.psize, True))
+        return max(per_leaf, (agg // per_leaf) * per_leaf) if per_leaf <= agg else per_leaf
+
+    def _mixed_limit(self, util: dict[str, float], x: float, throttled: bool) -> str:
+        """The DES's rule (``Engine._limit``): a resource ≥ 85 % busy; else ``txg`` when the
+        throttle holds the writers; else the clients' own CPU, else ``client``."""
+        if util.get("memory", 0.0) >= 0.85:
+            return "memory"
+        name, busiest = max(util.items(), key=lambda kv: kv[1])
+        if busiest >= 0.85:
+            return name
+        if throttled:
+            return "txg"
+        threads = min(self.clients, self.cores)
+        if x * self._call_cpu / threads >= 0.85:
+            return "cpu"
+        return "client"
+
+    def _directions(self, x: float, throttled: bool) -> tuple[DirectionStats, DirectionStats]:
+        """Both directions' rates and latencies (fio's: from submission)."""
+        f_r, f_w = self.f_read, 1.0 - self.f_read
+        if x <= 0:
+            return DirectionStats(), DirectionStats()
+        queued = self.slots
+        call_mean = self.clients / x  # a job's mean time per call (Little)
+        # a write's own time: its CPU (with the CPU station's queueing), or under the
+        # throttle what the loop leaves it; a read's: the rest of the loop's time per call
+        solution = self._solution()
+        cpu_time = solution.population.get("cpu", 0.0) / x
+        write_own = cpu_time * self.write_call / self._call_cpu if self._call_cpu else 0.0
+        read_own = call_mean
+        if f_r > 0 and f_w > 0:
+            if throttled:
+                read_own = self._read_own(x, cpu_time)
+                write_own = max(write_own, (call_mean - f_r * read_own) / f_w)
+            read_own = max(0.0, (call_mean - f_w * write_own) / f_r)
+        elif f_w > 0:
+            write_own = call_mean
+        ahead = (queued - 1) * call_mean
+        read = DirectionStats()
+        write = DirectionStats()
+        # percentiles: not modelled (None), see the module docstring
+        if f_r > 0:
+            read = DirectionStats(
+                bytes_per_s=x * f_r * self.bs,
+                iops=x * f_r,
+                latency_mean=ahead + read_own,
+                latency_p50=None,
+                latency_p99=None,
+            )
+        if f_w > 0:
+            write = DirectionStats(
+                bytes_per_s=x * f_w * self.bs,
+                iops=x * f_w,
+                latency_mean=ahead + write_own,
+                latency_p50=None,
+                latency_p99=None,
+            )
+        return read, write
+
+    def _read_own(self, x: float, cpu_time: float) -> float:
+        """A read's own mean time in the network: its CPU and, for a miss, the taskq's and
+        the vdevs' (Little's law on the network's stations), s."""
+        cpu = cpu_time * self.read_call / self._call_cpu if self._call_cpu else 0.0
+        return cpu + self.miss * self._disk_time(x)
+
+    def _disk_time(self, x: float) -> float:
+        """A missed read's mean time at the taskq and the vdevs, s."""
+        visits = x * self.f_read * self.miss
+        solution = self._last
+        if visits <= 0 or solution is None:
+            return 0.0
+        pop = sum(n for name, n in solution.population.items() if name != "cpu")
+        return pop / visits
+
+
+def _scaled(rate: Callable[[int], float], scale: float) -> Callable[[int], float]:
+    def scaled(k: int) -> float:
+        return scale * rate(k)
+
+    return scaled
+
+
+def _memo(rate: Callable[[int], float]) -> Callable[[int], float]:
+    """``rate`` remembered per k (a fork-join station's rate costs a binomial sum)."""
+    seen: dict[int, float] = {}
+
+    def remembered(k: int) -> float:
+        found = seen.get(k)
+        if found is None:
+            found = seen[k] = rate(k)
+        return found
+
+    return remembered
