@@ -24,7 +24,9 @@ SIZES = [4096 << i for i in range(9)]  # 4K … 1M
 def layouts(draw: Any) -> str:
     # dRAID is outside the analytic engine's range: drawn rarely, to show it is declined
     kinds = ["stripe", "stripe", "mirror", "mirror", "mirror", "raidz", "raidz", "raidz", "raidz"]
-    kind = draw(st.sampled_from([*kinds, "draid"]))
+    # dRAID has its own agreement test (test_analytic_agreement_draid.py), which draws
+    # every layout as dRAID; here it is left out
+    kind = draw(st.sampled_from(kinds))
     if kind == "stripe":
         return f"stripe {draw(st.integers(1, 8))}"
     if kind == "mirror":
@@ -45,7 +47,8 @@ def layouts(draw: Any) -> str:
 def scenarios(draw: Any) -> dict[str, Any]:
     disk = draw(st.sampled_from(sorted(DISKS)))
     layout = draw(layouts())
-    rw = draw(st.sampled_from(["randread", "randwrite", "write", "randrw"]))
+    # mixed randrw, sequential reads and sync writes have agreement tests of their own
+    rw = draw(st.sampled_from(["randread", "randwrite", "write"]))
     # writes: records of 64K and up (small-record writes make the DES too slow to reach its
     # precision within the test's time: ~10⁵ events per simulated second)
     recordsize = draw(st.sampled_from(SIZES if rw == "randread" else SIZES[4:]))

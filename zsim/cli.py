@@ -141,6 +141,14 @@ def _build_parser() -> argparse.ArgumentParser:
     res.add_argument(
         "--no-durability", action="store_true", help="skip the loss-probability Monte Carlo"
     )
+    res.add_argument(
+        "--engine",
+        choices=("des", "analytic", "auto"),
+        default="des",
+        help="des: the scan simulated in windows (default); analytic: the same scan solved "
+        "with formulas (milliseconds; refuses what it does not model); auto: analytic where "
+        "it answers, else des",
+    )
     res.add_argument("--json", action="store_true", help="print the JSON document")
 
     grw = sub.add_parser(

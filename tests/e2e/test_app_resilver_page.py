@@ -68,7 +68,8 @@ def metric(at: AppTest, label: str) -> str:
 
 
 def library(scenario: Any) -> Any:
-    """``zsim.resilver`` of a scenario, memoised by the app's cache (the same call)."""
+    """``zsim resilver --engine auto`` of a scenario (the analytic scan where it answers,
+    else the simulated one), memoised by the app's cache (the same call)."""
     return widgets.cached_resilver(scenario.to_toml())
 
 
@@ -81,7 +82,7 @@ def test_default_page_shows_the_librarys_resilver() -> None:
     at = resilver_page()
     assert_clean(at)
     design = Design()
-    res = zsim.resilver(design.resilver_scenario())
+    res = library(design.resilver_scenario())
     assert metric(at, "Resilver time") == ui.fmt_time(res.seconds)
     assert metric(at, "Resilver rate") == ui.fmt_rate(res.bytes_per_s)
     assert metric(at, "Limited by") == figures.resilver_limit_short(res.limit, res.disk)

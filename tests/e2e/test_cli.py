@@ -162,3 +162,21 @@ def test_simulate_set_override_and_bad_override(tmp_path):
     assert bad.returncode == 2 and "did you mean 'recordsize'" in bad.stderr
     missing = zsim("simulate", str(tmp_path / "nope.toml"))
     assert missing.returncode == 2 and len(missing.stderr.strip().splitlines()) == 1
+
+
+def test_resilver_engine_choice_on_the_command_line():
+    """``zsim resilver --engine analytic`` answers in milliseconds where the analytic scan
+    agrees with the simulated one; it refuses what it does not model (exit 2, one line), and
+    ``--engine auto`` then falls back to the simulated scan."""
+    example = "examples/scenarios/resilver-raidz2-8-ironwolf.toml"
+    run = zsim("resilver", example, "--engine", "analytic", "--no-durability", "--json")
+    assert run.returncode == 0, run.stderr
+    data = json.loads(run.stdout)
+    assert data["engine"] == "analytic" and data["seconds"] > 0
+    md = "examples/scenarios/md-raid6-8-1m-randread.toml"
+    refused = zsim("resilver", md, "--engine", "analytic", "--no-durability")
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1 and "--engine des" in refused.stderr
+    auto = zsim("resilver", md, "--engine", "auto", "--no-durability", "--json")
+    assert auto.returncode == 0, auto.stderr
+    assert json.loads(auto.stdout)["engine"] != "analytic"

@@ -15,6 +15,7 @@ way in :class:`GrowJobs`.
 from __future__ import annotations
 
 import contextlib
+import functools
 import multiprocessing
 import sys
 import threading
@@ -35,6 +36,24 @@ def resilver_of_toml(scenario_toml: str, seed: int) -> Any:
 
     sc = scenario_from_dict(tomllib.loads(scenario_toml), source="the app's resilver")
     return simulate_resilver(sc, seed=seed)
+
+
+@functools.lru_cache(maxsize=256)
+def fast_resilver(scenario_toml: str, seed: int) -> Any | None:
+    """The analytic resilver of a canonical scenario TOML (milliseconds once its device
+    tables are warm), or ``None`` where that engine declines (a dRAID distributed spare,
+    md on HDDs, …: the background worker then simulates it)."""
+    import tomllib
+
+    from zsim.analytic.validity import OutOfRange
+    from zsim.resilver.run import simulate_resilver
+    from zsim.scenario import scenario_from_dict
+
+    sc = scenario_from_dict(tomllib.loads(scenario_toml), source="the app's resilver")
+    try:
+        return simulate_resilver(sc, seed=seed, engine="analytic")
+    except OutOfRange:
+        return None
 
 
 def grow_of_request(request: str, seed: int) -> Any:

@@ -86,7 +86,20 @@ def cmd_resilver(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     from zsim.resilver.run import simulate_resilver
 
     scenario = load_scenario(args.scenario, overrides=args.set)
-    result = simulate_resilver(scenario, seed=args.seed, durability=not args.no_durability)
+    durability = not args.no_durability
+    if args.engine == "des":
+        result = simulate_resilver(scenario, seed=args.seed, durability=durability)
+    else:
+        from zsim.analytic.validity import OutOfRange
+
+        try:
+            result = simulate_resilver(
+                scenario, seed=args.seed, durability=durability, engine="analytic"
+            )
+        except OutOfRange as err:
+            if args.engine == "analytic":
+                raise ZsimError(f"{err} (on the command line: --engine des, or auto)") from None
+            result = simulate_resilver(scenario, seed=args.seed, durability=durability)
     return result.to_dict(), _resilver_text(result)
 
 

@@ -272,10 +272,10 @@ def _summary_table(out: rv.Outcome) -> None:
         for k in list(r):
             if k.startswith("P(data loss)"):
                 r[k] = "none of its own" if r[k] is None else ui.fmt_prob(r[k])
-        if r["then scrub (h)"] is None:
-            r["then scrub (h)"] = "no scrub needed (healing)"
-        if r["wait before (h)"] is None:
-            r["wait before (h)"] = "no rebuild"
+        # a column of text and numbers is text throughout (Arrow takes one type a column)
+        scrub, wait = r["then scrub (h)"], r["wait before (h)"]
+        r["then scrub (h)"] = "no scrub needed (healing)" if scrub is None else f"{scrub:.2f}"
+        r["wait before (h)"] = "no rebuild" if wait is None else f"{wait:.1f}"
     st.dataframe(rows, hide_index=True, width="stretch")
     st.caption(
         "Time: from the start of the rebuild until redundancy is back. 'then scrub': the "

@@ -24,7 +24,7 @@ from typing import Any
 import streamlit as st
 
 from zsim.app import design as model
-from zsim.app.background import ResilverJobs
+from zsim.app.background import ResilverJobs, fast_resilver
 from zsim.app.des_store import DesStore
 from zsim.app.figures import fast_answer
 from zsim.app.ui import (
@@ -137,6 +137,10 @@ def cached_capacity(design: model.Design) -> Any:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def cached_resilver(scenario_toml: str, seed: int = 1) -> Any:
+    """``zsim resilver --engine auto``: the analytic scan where it answers, else simulated."""
+    fast = fast_resilver(scenario_toml, seed)
+    if fast is not None:
+        return fast
     # imported when used: it loads the discrete-event engine
     from zsim.resilver.run import simulate_resilver
 
@@ -174,10 +178,18 @@ def resilvers_when_ready(
     page when they are ready. Queued runs of other scenarios than these and ``keep`` (the
     pinned designs') are cancelled: the planner has moved on. Raises what a run raised (the
     page's guard shows it)."""
+    # the analytic scan answers most pools in milliseconds; the rest run in the worker
+    fast = [fast_resilver(t, seed) for t in scenario_tomls]
+    if all(r is not None for r in fast):
+        return fast
     jobs = _resilver_jobs()
-    found = [jobs.result(t, seed) for t in scenario_tomls]
+    found = [
+        f if f is not None else jobs.result(t, seed)
+        for t, f in zip(scenario_tomls, fast, strict=True)
+    ]
     if all(r is not None for r in found):
         return found
+    scenario_tomls = [t for t, f in zip(scenario_tomls, fast, strict=True) if f is None]
     jobs.keep_only({*((t, seed) for t in scenario_tomls), *((t, seed) for t in keep)})
     for toml in scenario_tomls:
         jobs.submit(toml, seed)
