@@ -420,7 +420,7 @@ def test_progress_is_rich_on_a_terminal_and_plain_elsewhere() -> None:
     p.start(2, 5, "disksim")
     p.done(2, 5, run)
     p.close()
-    assert plain.getvalue() == "[2/5] disksim: 7 points, 6 s\n"
+    assert plain.getvalue() == "[2/5] disksim: running\n[2/5] disksim: 7 points, 6 s\n"
     term = _Terminal()
     r = progress_for(term)
     assert type(r) is RichProgress  # rich is a development dependency, installed here

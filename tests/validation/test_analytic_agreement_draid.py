@@ -28,7 +28,7 @@ from tests.validation.test_analytic_agreement import WORKERS, _failures, _line, 
 
 pytestmark = pytest.mark.slow
 
-DRAWS = int(os.environ.get("ZSIM_AGREEMENT_DRAID_DRAWS", "24"))
+DRAWS = int(os.environ.get("ZSIM_AGREEMENT_DRAID_DRAWS", "20"))
 MIN_COMPARED = DRAWS // 2
 
 

@@ -36,7 +36,7 @@ from tests.validation.test_analytic_agreement import RATE_TOL, compare
 
 pytestmark = pytest.mark.slow
 
-DRAWS = int(os.environ.get("ZSIM_AGREEMENT_RANDRW_DRAWS", "24"))
+DRAWS = int(os.environ.get("ZSIM_AGREEMENT_RANDRW_DRAWS", "20"))
 WORKERS = max(1, int(os.environ.get("ZSIM_AGREEMENT_WORKERS", "2")))
 #: at least this share of the draws must be compared (not declined nor inconclusive)
 MIN_COMPARED_SHARE = 0.5

@@ -41,7 +41,7 @@ from tests.validation.test_analytic_agreement import (
 
 pytestmark = pytest.mark.slow
 
-DRAWS = int(os.environ.get("ZSIM_SEQREAD_DRAWS", "30"))
+DRAWS = int(os.environ.get("ZSIM_SEQREAD_DRAWS", "20"))
 BATCH = 8
 WORKERS = int(os.environ.get("ZSIM_SEQREAD_WORKERS", "2"))
 DES_SIM = 60.0  # simulated seconds (every draw so far reached its CI well before)
