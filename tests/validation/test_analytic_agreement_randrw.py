@@ -20,7 +20,6 @@ mixed model gives no latency percentiles (``null``), so no p99 is compared.
 from __future__ import annotations
 
 import functools
-import json
 import os
 import statistics
 from collections import Counter
@@ -32,7 +31,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from tests.agreement_randrw import randrw_scenarios
-from tests.validation.test_analytic_agreement import RATE_TOL, compare
+from tests.validation.test_analytic_agreement import RATE_TOL, _key, compare
 
 pytestmark = pytest.mark.slow
 
@@ -41,10 +40,6 @@ WORKERS = max(1, int(os.environ.get("ZSIM_AGREEMENT_WORKERS", "2")))
 #: at least this share of the draws must be compared (not declined nor inconclusive)
 MIN_COMPARED_SHARE = 0.5
 BATCH = 8  # draws per hypothesis example
-
-
-def _key(draw: dict[str, Any]) -> str:
-    return json.dumps(draw, sort_keys=True)
 
 
 @functools.cache

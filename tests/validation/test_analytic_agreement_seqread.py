@@ -20,7 +20,6 @@ DES processes run at once (default 2).
 from __future__ import annotations
 
 import functools
-import json
 import os
 import statistics
 from collections import Counter
@@ -33,9 +32,9 @@ from hypothesis import strategies as st
 
 from tests.validation.test_analytic_agreement import (
     DES_CI,
-    P99_TOL,
-    RATE_TOL,
     _busy,
+    _failures,
+    _key,
     _kind,
 )
 
@@ -161,21 +160,6 @@ def compare(draw: dict[str, Any]) -> dict[str, Any]:
         ak == dk or borderline or _busy(a.utilization, dk) >= 0.7 or _busy(d.utilization, ak) >= 0.7
     )
     return record
-
-
-def _key(draw: dict[str, Any]) -> str:
-    return json.dumps(draw, sort_keys=True)
-
-
-def _failures(r: dict[str, Any]) -> list[str]:
-    out = []
-    if abs(r["rate_err"]) > RATE_TOL:
-        out.append(f"rate {r['rate_err']:+.0%}")
-    if r["p99_err"] is not None and abs(r["p99_err"]) > P99_TOL:
-        out.append(f"p99 {r['p99_err']:+.0%}")
-    if not r["limit_agrees"]:
-        out.append(f"limit {r['analytic_limit']} vs {r['des_limit']}")
-    return out
 
 
 def _line(r: dict[str, Any]) -> str:

@@ -18,7 +18,6 @@ processes run at once (default 2).
 from __future__ import annotations
 
 import functools
-import json
 import os
 import statistics
 from collections import Counter
@@ -30,7 +29,13 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from tests.agreement_sync import sync_scenarios
-from tests.validation.test_analytic_agreement import DES_CI, P99_TOL, RATE_TOL, _busy, _kind
+from tests.validation.test_analytic_agreement import (
+    DES_CI,
+    _busy,
+    _failures,
+    _key,
+    _kind,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -93,21 +98,6 @@ def compare(draw: dict[str, Any]) -> dict[str, Any]:
         ak == dk or _busy(a.utilization, dk) >= 0.7 or _busy(d.utilization, ak) >= 0.7
     )
     return record
-
-
-def _key(draw: dict[str, Any]) -> str:
-    return json.dumps(draw, sort_keys=True)
-
-
-def _failures(r: dict[str, Any]) -> list[str]:
-    out = []
-    if abs(r["rate_err"]) > RATE_TOL:
-        out.append(f"rate {r['rate_err']:+.0%}")
-    if r["p99_err"] is not None and abs(r["p99_err"]) > P99_TOL:
-        out.append(f"p99 {r['p99_err']:+.0%}")
-    if not r["limit_agrees"]:
-        out.append(f"limit {r['analytic_limit']} vs {r['des_limit']}")
-    return out
 
 
 def _line(r: dict[str, Any]) -> str:

@@ -177,15 +177,22 @@ _MODEL_MODULES = (
 
 
 @functools.cache
-def _model_revision() -> str:
+def source_revision(modules: tuple[str, ...]) -> str:
+    """A hash of the source of ``modules`` (paths under zsim/ without ``.py``: a module, or a
+    package and every ``.py`` file in it): part of an on-disk cache's key, so a change to
+    the model's code recomputes what the cache holds."""
     root = Path(__file__).resolve().parents[1]
     h = hashlib.sha256()
-    for rel in _MODEL_MODULES:
+    for rel in modules:
         package = root / rel
         files = sorted(package.rglob("*.py")) if package.is_dir() else [root / f"{rel}.py"]
         for path in files:
             h.update(path.read_bytes())
     return h.hexdigest()[:16]
+
+
+def _model_revision() -> str:
+    return source_revision(_MODEL_MODULES)
 
 
 def cache_dir() -> Path | None:

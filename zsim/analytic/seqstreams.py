@@ -39,7 +39,6 @@ code.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
 import json
 import math
@@ -50,7 +49,7 @@ from pathlib import Path
 import numpy as np
 import simpy
 
-from zsim.analytic.devices import cache_dir
+from zsim.analytic.devices import cache_dir, source_revision
 from zsim.des.vdev import ASYNC_READ, LeafQueue, TopVdev, Zio, aggregation_limit
 from zsim.files import atomic_write_text
 from zsim.hardware import flash, hdd
@@ -410,16 +409,8 @@ _MODEL_MODULES = (
 )
 
 
-@functools.cache
 def _model_revision() -> str:
-    root = Path(__file__).resolve().parents[1]
-    h = hashlib.sha256()
-    for rel in _MODEL_MODULES:
-        package = root / rel
-        files = sorted(package.rglob("*.py")) if package.is_dir() else [root / f"{rel}.py"]
-        for path in files:
-            h.update(path.read_bytes())
-    return h.hexdigest()[:16]
+    return source_revision(_MODEL_MODULES)
 
 
 def _path(key: tuple) -> Path | None:

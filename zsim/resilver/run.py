@@ -20,7 +20,7 @@ from zsim.des.run import simulate_des
 from zsim.des.vdev import MissingLeaf
 from zsim.errors import ZsimError
 from zsim.machine.run_control import RunControl
-from zsim.resilver.analytic import analytic_zfs
+from zsim.resilver.analytic import analytic_zfs, pool_allocated
 from zsim.resilver.durability import failure_rate, no_rate_note, pool_durability
 from zsim.resilver.md_analytic import analytic_md
 from zsim.resilver.md_rebuild import simulate_md_rebuild
@@ -292,7 +292,7 @@ def _zfs(sc: Scenario, target: ResilverTarget, seed: int) -> ResilverResult:
     scrub_seconds = None
     total_seconds = seconds
     scrub_stats, _ = _scan_phase(sc, target, "scrub", seed + 1, windows=WINDOWS // 2)
-    allocated_all = _pool_allocated(sc, target)
+    allocated_all = pool_allocated(sc, target)
     n_data = len(sc.layout_tree().data_vdevs)  # type: ignore[union-attr]
     scrub_seconds, _, _ = _integrate(allocated_all, scrub_stats, lambda w: _scrub_rate(w, n_data))
     if mode == "sequential":
@@ -348,12 +348,6 @@ def _scrub_rate(w: WindowStats, n_data: int) -> float:
     if busiest * scale > 1.0:
         scale = 1.0 / busiest
     return w.examine_rate * scale
-
-
-def _pool_allocated(sc: Scenario, target: ResilverTarget) -> float:
-    """Allocated bytes (asize) over every data vdev, at the target's fill fraction."""
-    cap = sc.pool_capacity()
-    return sum(target.fill * v.metaslab_bytes for v in cap.vdevs if v.vclass == "normal")
 
 
 def _under_load(sc: Scenario, target: ResilverTarget, seed: int, total: float) -> dict[str, Any]:
@@ -433,6 +427,6 @@ def pool_scrub_seconds(sc: Scenario, seed: int = 1) -> float:
         return 0.0
     stats, _ = _scan_phase(sc, target, "scrub", seed, windows=WINDOWS // 2)
     n_data = len(sc.layout_tree().data_vdevs)  # type: ignore[union-attr]
-    allocated = _pool_allocated(sc, target)
+    allocated = pool_allocated(sc, target)
     seconds, _, _ = _integrate(allocated, stats, lambda w: _scrub_rate(w, n_data))
     return seconds

@@ -16,7 +16,6 @@ of the key and of the device model's source, so processes share them.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import math
@@ -25,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import simpy
 
-from zsim.analytic.devices import cache_dir, device_table
+from zsim.analytic.devices import cache_dir, device_table, source_revision
 from zsim.files import atomic_write_text
 from zsim.hardware import flash, hdd
 from zsim.hardware.catalog import Profile
@@ -89,20 +88,11 @@ def ascending_rate(
     return rate
 
 
-@functools.cache
 def _model_revision() -> str:
     """A hash of the device model's source and this module's (a change recomputes)."""
-    root = Path(__file__).resolve().parents[1]
-    files = [
-        *sorted((root / "hardware" / "hdd").rglob("*.py")),
-        root / "hardware" / "flash.py",
-        root / "machine" / "resources.py",
-        Path(__file__).resolve(),
-    ]
-    h = hashlib.sha256()
-    for path in files:
-        h.update(path.read_bytes())
-    return h.hexdigest()[:16]
+    return source_revision(
+        ("hardware/hdd", "hardware/flash", "machine/resources", "resilver/scan_disk")
+    )
 
 
 def _path(key: tuple[str, int, int, float, int, bool]) -> Path | None:
