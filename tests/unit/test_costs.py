@@ -76,9 +76,30 @@ def test_incompressible_data_compresses_faster_and_is_read_without_decompression
     default = cpu_costs(3.0, "fletcher4", 1, "lz4")
     assert compressible == default
     assert 0 < incompressible.compress_per_byte < compressible.compress_per_byte
-    assert incompressible.decompress_per_byte == 0
-    # a ratio under 8/7 saves less than 1/8: ZFS stores the record uncompressed
-    assert cpu_costs(3.0, "fletcher4", 1, "lz4", compress_ratio=1.1).decompress_per_byte == 0
+    # a record stored as is (psize = lsize: a ratio under 8/7 saves less than 1/8) is read,
+    # and hit in the ARC, without decompression
+    rs = 128 * 1024
+    assert incompressible.expand(rs, rs) == 0
+    assert incompressible.arc_hit_expand(rs, rs) == 0
+    assert incompressible.read_record(rs, rs) == incompressible.zio + rs * (
+        incompressible.checksum_per_byte
+    )
+
+
+def test_decompression_is_charged_per_logical_byte():
+    """lzbench's decompression speeds are output bytes/s: a record stored at a quarter of its
+    size costs its whole logical size to expand, and so does a mostly-zero sparse record,
+    whatever the data's own ratio (the record is stored compressed all the same)."""
+    rs = 1 << 20
+    c = cpu_costs(3.0, "fletcher4", 1, "lz4", compress_ratio=1.0)
+    assert c.expand(rs, rs // 4) == pytest.approx(rs / 3.0e9)
+    assert c.expand(rs, 8192) == c.expand(rs, rs // 4)
+    assert c.arc_hit_expand(rs, 8192) == pytest.approx(
+        c.expand(rs, 8192) + rs * c.cache_pages_per_byte
+    )
+    assert c.read_record(rs, rs // 4) == pytest.approx(
+        c.zio + rs // 4 * c.checksum_per_byte + rs / 3.0e9
+    )
 
 
 def test_dedup_forces_a_cryptographic_checksum_and_adds_ddt_work():
@@ -112,7 +133,7 @@ def test_record_helpers_add_up():
     )
     assert c.write_record(lsize, psize) == pytest.approx(expected)
     assert c.write_record(lsize, psize, parity=False) < expected
-    assert c.read_record(psize) == pytest.approx(c.zio + psize * c.checksum_per_byte)
+    assert c.read_record(lsize, psize) == pytest.approx(c.zio + psize * c.checksum_per_byte)
 
 
 def test_larger_records_cost_less_per_byte_once_child_ios_count():

@@ -22,7 +22,7 @@ from zsim.machine import memory
 from zsim.machine.costs import cpu_costs, zio_taskq_threads
 from zsim.machine.links import bus_stages
 from zsim.scenario import Pool, Scenario
-from zsim.zfs.arc import arc_data_bytes
+from zsim.zfs.arc import arc_data_bytes, dbuf_cache_bytes
 from zsim.zfs.compression import compressed_psize
 from zsim.zfs.version import parse_zfs_version
 
@@ -98,6 +98,11 @@ class PoolModel:
         arc_records = arc_data_bytes(hw.ram, self.version, ratio) // self.rs
         cached = pool.primarycache == "all" and not self.direct
         self.hit = min(1.0, arc_records / self.total_records) if cached else 0.0
+        # P(a read hit needs its record decompressed into a new buffer): an ARC hit outside
+        # the dbuf cache, which holds D of the ARC's records (ZfsModel.warm_arc, _expand)
+        held = min(arc_records, self.total_records)
+        dbuf = min(1.0, (dbuf_cache_bytes(hw.ram, self.version) // self.rs) / held) if held else 0
+        self.hit_expand = self.hit * (1.0 - dbuf)
         self.reads = w.rw == "randread"
         self.random = w.rw.startswith("rand")
         self._place_files(pool)

@@ -195,9 +195,11 @@ class MixedModel(ReadModel, WriteModel):
         self.txg = txg
         # the calls' CPU (Engine.call): the copy, the ARC pages a write fills, atime
         self.read_call = c.syscall + self.bs * c.copy_per_byte + c.atime_update
+        # a hit outside the dbuf cache on a record stored compressed: decompressed in the call
+        self.read_call += self.hit_expand * c.arc_hit_expand(self.rs, self.psize)
         self.write_call = c.syscall + self.bs * (c.copy_per_byte + c.cache_pages_per_byte)
         self._call_cpu = f_r * self.read_call + f_w * self.write_call
-        self.record_cpu = c.read_record(self.psize) + self._read_children() * c.leaf_io
+        self.record_cpu = c.read_record(self.rs, self.psize) + self._read_children() * c.leaf_io
         self.record_cpu += self.rs * c.cache_pages_per_byte
         self._last: Solution | None = None
         self._groups: list[tuple[AnalyticVdev, Station]] = []

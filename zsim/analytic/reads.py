@@ -169,8 +169,11 @@ class ReadModel(PoolModel):
         records = max(1, self.bs // self.rs)
         call_cpu = c.syscall + (0.0 if self.direct else self.bs * c.copy_per_byte)
         call_cpu += c.atime_update
+        # a hit on a record stored compressed, outside the dbuf cache: decompressed in the
+        # caller (CpuCosts.arc_hit_expand)
+        call_cpu += records * self.hit_expand * c.arc_hit_expand(self.rs, self.psize)
         read_children = self._read_children()
-        record_cpu = c.read_record(self.psize) + read_children * c.leaf_io
+        record_cpu = c.read_record(self.rs, self.psize) + read_children * c.leaf_io
         if not self.direct:
             record_cpu += self.rs * c.cache_pages_per_byte
         self._call_cpu = call_cpu

@@ -202,11 +202,14 @@ class SeqReadModel(PoolModel):
         rs, bs = self.rs, self.bs
         records_per_call = bs / rs
         call_cpu = c.syscall + bs * c.copy_per_byte + c.atime_update
+        # the calls find their records prefetched and kept as stored: each caller
+        # decompresses its records (CpuCosts.arc_hit_expand; zfetch's reads do not)
+        call_cpu += records_per_call * c.arc_hit_expand(rs, self.psize)
         children = max(len(v.top.leaf_ios(0, self.psize, True)) for v in self.vdevs)
         parity = [v.top.vdev.parity for v in self.vdevs if v.top.vdev.kind in ("raidz", "draid")]
         # ZfsModel.read_children: a raidz read's data columns (its columns less parity)
         read_children = max(1, children - max(parity)) if parity else 1
-        record_cpu = c.read_record(self.psize) + read_children * c.leaf_io
+        record_cpu = c.verify_record(self.psize) + read_children * c.leaf_io
         record_cpu += rs * c.cache_pages_per_byte
         window = prefetch_window(zfetch_max_distance(self.version), rs)
         placed = self._placement()

@@ -652,6 +652,8 @@ class Engine:
             details={
                 "arc_hit_ratio": hits / (hits + misses) if hits + misses else None,
                 "arc_records": self.zfs.arc.capacity,
+                # ARC hits a caller had to decompress (outside the dbuf cache)
+                "arc_hit_expands": self.zfs.expands,
                 "txgs_synced": self.zfs.txgs_synced,
                 "reconstructed_reads": sum(t.reconstructions for t in self.zfs.all_tops),
                 "indirect_blocks_written": self.zfs.meta_blocks_written,

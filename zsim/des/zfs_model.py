@@ -30,7 +30,7 @@ from zsim.machine.costs import CpuCosts, cpu_costs
 from zsim.machine.resources import CpuPool, after
 from zsim.scenario import Scenario
 from zsim.units import KiB, MiB
-from zsim.zfs.arc import RecordCache, arc_data_bytes
+from zsim.zfs.arc import RecordCache, arc_data_bytes, dbuf_cache_bytes
 from zsim.zfs.compression import compressed_psize, sparse_record_psize
 from zsim.zfs.indirect import (
     BPS_PER_INDIRECT,
@@ -159,6 +159,12 @@ class ZfsModel:
         cache_data = pool.primarycache == "all"
         records = arc_data_bytes(hw.ram, self.version, ratio) // self.recordsize
         self.arc = RecordCache(records if cache_data else 0)
+        #: the dbuf cache: records held uncompressed (read by a caller, or written by a txg);
+        #: a caller's ARC hit on a record stored compressed outside it decompresses
+        self.dbufs = RecordCache(
+            dbuf_cache_bytes(hw.ram, self.version) // self.recordsize if cache_data else 0
+        )
+        self.expands = 0
         self.txg = txg_tunables(hw.ram, self.version)
         self.dirty = 0
         # the write buffer's start-up: it fills (clients outrun the disks) until the
@@ -174,6 +180,8 @@ class ZfsModel:
         self.last_wakeup = 0.0
         self.delay_time = 0.0
         self.inflight: dict[tuple[int, int], list[Callback]] = {}
+        #: records in flight that a caller asked for (not a prefetch): decompressed on arrival
+        self.demand_reads: set[tuple[int, int]] = set()
         # the leaf zios of records being read at async (prefetch) priority, which a demand
         # read may promote (arc_read() -> zio_change_priority(), 0.8.0+)
         self.async_zios: dict[tuple[int, int], list[tuple[LeafQueue, Zio]]] = {}
@@ -345,6 +353,10 @@ class ZfsModel:
             held = min(held, beyond)
             self.l2_hit = held / beyond if beyond else 0.0
         self.arc.uniform_hit = min(1.0, arc / total) if total else 0.0
+        # the dbuf cache holds D of the C records the ARC holds: P(dbuf | ARC hit) = D/C, so
+        # P(dbuf hit) = min(1, D/N) like the ARC's own
+        held = min(arc, total)
+        self.dbufs.uniform_hit = min(1.0, self.dbufs.capacity / held) if held else 0.0
 
     # ---- reads
     def read_record(
@@ -354,12 +366,18 @@ class ZfsModel:
         if key in self.open.records or (self.syncing and key in self.syncing.records):
             done()
             return True
+        demand = klass == SYNC_READ and use_cache
         if use_cache and self.arc.lookup(key, self.rng):
-            done()
+            if demand:
+                self._expand(key, done)
+            else:
+                done()
             return True
         waiting = self.inflight.get(key)
         if waiting is not None:
-            waiting.append(done)
+            # a caller joining a prefetch in flight gets the record as stored: it expands
+            # it unless the read's own caller already did (the dbuf cache holds it then)
+            waiting.append(functools.partial(self._expand, key, done) if demand else done)
             if klass == SYNC_READ and key in self.async_zios:
                 # arc_read() (module/zfs/arc.c, 0.8.0+): a sync read that finds the block's
                 # read in flight at async priority (ARC_FLAG_PRIO_ASYNC_READ) calls
@@ -369,6 +387,8 @@ class ZfsModel:
                     leaf.promote(zio)
             return False
         self.inflight[key] = [done]
+        if demand:
+            self.demand_reads.add(key)
         track: list[tuple[LeafQueue, Zio]] | None = None
         if klass == ASYNC_READ and self.promote_async:
             track = self.async_zios[key] = []
@@ -396,7 +416,13 @@ class ZfsModel:
 
     def _read_done(self, key: tuple[int, int], use_cache: bool) -> None:
         c = self.costs
-        work = c.read_record(self.record_psize(key)) + self.read_children * c.leaf_io
+        psize = self.record_psize(key)
+        if key in self.demand_reads or not use_cache:
+            # a caller's read: arc_read_done() fills its buffer, decompressed
+            work = c.read_record(self.recordsize, psize)
+        else:  # a prefetch keeps the record as stored (arc_read() with no callback)
+            work = c.verify_record(psize)
+        work += self.read_children * c.leaf_io
         if use_cache:  # the record gets an ARC buffer (and, once the ARC is full, evicts one)
             work += self.recordsize * c.cache_pages_per_byte
         self.cpu.run(
@@ -407,8 +433,30 @@ class ZfsModel:
         self.async_zios.pop(key, None)
         if use_cache:
             self.arc.insert(key)
+            if key in self.demand_reads:
+                self.demand_reads.discard(key)
+                self.dbufs.insert(key)
         for cb in self.inflight.pop(key):
             cb()
+
+    def _expand(self, key: tuple[int, int], done: Callback) -> None:
+        """A caller needs a record the ARC holds: free from the dbuf cache; otherwise, if
+        it is stored compressed, ``arc_buf_fill()`` decompresses it into a new buffer on
+        the caller's core (:meth:`CpuCosts.arc_hit_expand`) and the dbuf cache keeps it."""
+        if self.dbufs.lookup(key, self.rng):
+            done()
+            return
+        psize = self.record_psize(key)
+        work = self.costs.arc_hit_expand(self.recordsize, psize)
+        self.dbufs.insert(key)
+        if work <= 0:
+            done()
+            return
+        self.expands += 1
+        traffic = memory.read_record_bytes(
+            self.recordsize, psize, checksumming=False, compressed=True
+        )
+        self.cpu.run(work, done, traffic)
 
     # ---- writes
     def dirty_record(self, key: tuple[int, int], done: Callback) -> None:
@@ -674,6 +722,8 @@ class ZfsModel:
     def _sync_done(self, txg: TxgState) -> None:
         for key in txg.records:
             self.arc.insert(key)
+            # the dirty dbuf, uncompressed, stays in the dbuf cache once released
+            self.dbufs.insert(key)
         txg.synced = True
         self.syncing = None
         self.txgs_synced += 1

@@ -25,9 +25,12 @@ the intent log; the DRAM traffic each pass moves is in :mod:`zsim.machine.memory
 * each record written at txg sync: ``zio`` + lsize × ``compress_per_byte`` + psize ×
   (``checksum_per_byte`` + ``parity_per_byte``) + ``dedup_per_write`` with ``dedup=on``,
   + ``leaf_io`` per child I/O; a direct write adds psize × ``direct_verify_per_byte``;
-* each record read from disk: ``zio`` + psize × (``checksum_per_byte`` +
-  ``decompress_per_byte``) + ``leaf_io`` per child I/O, + lsize × ``cache_pages_per_byte``
-  when the record is kept in the ARC.
+* each record read from disk: ``zio`` + psize × ``checksum_per_byte`` + lsize ×
+  ``decompress_per_byte`` when it is stored compressed (psize < lsize) + ``leaf_io`` per
+  child I/O, + lsize × ``cache_pages_per_byte`` when the record is kept in the ARC;
+* each ARC hit on a record stored compressed that the dbuf cache does not hold (a read, or
+  the read of a read-modify-write), in the caller: lsize × (``decompress_per_byte`` +
+  ``cache_pages_per_byte``) (:meth:`CpuCosts.arc_hit_expand`).
 
 Pool keys with no CPU constant of their own: ``recordsize`` and ``ashift`` act through the
 per-record and per-I/O costs (fewer, larger records and leaf I/Os); ``logbias`` and ``sync``
@@ -229,9 +232,32 @@ class CpuCosts:
             + self.dedup_per_write
         )
 
-    def read_record(self, psize: int) -> float:
-        """CPU seconds to verify and decompress one record read from disk, child I/Os apart."""
-        return self.zio + psize * (self.checksum_per_byte + self.decompress_per_byte)
+    def read_record(self, lsize: int, psize: int) -> float:
+        """CPU seconds to verify and decompress one record a caller read from disk, child
+        I/Os apart: :meth:`verify_record`, and :meth:`expand` when it is stored compressed
+        (``arc_read_done()`` fills the caller's buffer)."""
+        return self.verify_record(psize) + self.expand(lsize, psize)
+
+    def verify_record(self, psize: int) -> float:
+        """CPU seconds to verify one record read from disk and keep it in the ARC as stored
+        (a prefetch: no caller's buffer, so nothing is decompressed until a caller hits
+        it, :meth:`arc_hit_expand`), child I/Os apart."""
+        return self.zio + psize * self.checksum_per_byte
+
+    def expand(self, lsize: int, psize: int) -> float:
+        """CPU seconds to decompress a record stored compressed (``psize`` < ``lsize``) into
+        a buffer of ``lsize`` bytes; nothing for one stored as is. Per *logical* byte: the
+        lzbench rates behind ``decompress_per_byte`` are output bytes per second."""
+        return lsize * self.decompress_per_byte if psize < lsize else 0.0
+
+    def arc_hit_expand(self, lsize: int, psize: int) -> float:
+        """CPU seconds a caller spends on a record the ARC holds compressed but the dbuf
+        cache does not: ``arc_buf_fill()`` allocates an ``lsize`` buffer and decompresses
+        into it (``module/zfs/arc.c``); nothing when the record is stored as is (the
+        buffer shares the ARC's copy)."""
+        if psize >= lsize:
+            return 0.0
+        return self.expand(lsize, psize) + lsize * self.cache_pages_per_byte
 
 
 def effective_checksum(checksum: str, dedup: bool) -> str:
@@ -258,9 +284,10 @@ def cpu_costs(
 
     ``compress_ratio``: the data's logical ÷ physical size; ``None`` (the default) means
     compressible data (the Silesia-corpus rates); below :data:`MIN_KEPT_RATIO` the record
-    is stored uncompressed, so compression runs at its incompressible-data rate and reads
-    decompress nothing. ``dedup`` forces a cryptographic checksum and adds the DDT work;
-    ``atime`` adds an inode update per read call.
+    is stored uncompressed, so compression runs at its incompressible-data rate (a record
+    decompresses only when stored compressed: :meth:`CpuCosts.expand`). ``dedup`` forces a
+    cryptographic checksum and adds the DDT work; ``atime`` adds an inode update per read
+    call.
 
     ``io_scale`` multiplies every per-call, per-record and per-I/O term (``syscall``,
     ``zio``, ``leaf_io``, ``dedup_per_write``, ``atime_update``) and ``byte_scale`` every
@@ -278,7 +305,9 @@ def cpu_costs(
     compress_rate = (_COMPRESS_RATE_INCOMPRESSIBLE if incompressible else _COMPRESS_RATE)[
         compression
     ]
-    decompress_rate = float("inf") if incompressible else _DECOMPRESS_RATE[compression]
+    # the algorithm's rate: whether a record is stored compressed (and so decompressed) is
+    # the caller's question, asked with its psize (CpuCosts.expand)
+    decompress_rate = _DECOMPRESS_RATE[compression]
     checksum_per_byte = scale / _CHECKSUM_RATE[summed]
     return CpuCosts(
         syscall=SYSCALL_S * per_io,

@@ -26,6 +26,29 @@ def arc_max_bytes(ram: int, version: ZfsVersion) -> int:
     return ram // 2
 
 
+def dbuf_cache_bytes(ram: int, version: ZfsVersion) -> int:
+    """Bytes of the dbuf cache: the records kept *uncompressed* after their last hold
+    (``module/zfs/dbuf.c``). From 0.8 ``dbuf_cache_target_bytes()`` = the ARC target >>
+    ``dbuf_cache_shift`` (5), the ARC target being its maximum once warm; 0.7 capped
+    ``dbuf_cache_max_bytes`` (100 MiB) at ``arc_max >> dbuf_cache_max_shift`` (5).
+
+    A record the ARC holds compressed (compressed ARC, 0.7+) but the dbuf cache does not
+    is decompressed into a new buffer when a caller needs its data (``arc_buf_fill()`` →
+    ``zio_decompress_data()``, ``module/zfs/arc.c``)."""
+    target = arc_max_bytes(ram, version) >> 5
+    if version.at_least(0, 8):
+        return target
+    return min(100 * MiB, target)
+
+
+def dbuf_hit_ratio(ram: int, version: ZfsVersion, recordsize: int, records: int) -> float:
+    """P(a uniformly random record of ``records`` is in the dbuf cache): min(1, D/N), as
+    :class:`RecordCache` gives the ARC's."""
+    if records <= 0:
+        return 0.0
+    return min(1.0, (dbuf_cache_bytes(ram, version) // recordsize) / records)
+
+
 def arc_data_bytes(ram: int, version: ZfsVersion, compress_ratio: float = 1.0) -> int:
     """Logical bytes of file data the ARC holds when warm (compressed ARC: × compress_ratio)."""
     return int(arc_max_bytes(ram, version) * DATA_SHARE * compress_ratio)
