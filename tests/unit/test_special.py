@@ -44,7 +44,7 @@ def _scenario(layout: str, *, ssb: str | int = 0, rm: str = "all", rs: str = "16
 
 def _indirects(rm: str, records: int) -> list[tuple[int, int]]:
     engine = Engine(_scenario("raidz2 6", rm=rm), 1, RunControl())
-    return engine.zfs._indirect_blocks({(0, r): None for r in range(records)})
+    return engine.zfs.indirect_writes({(0, r): None for r in range(records)})
 
 
 def test_indirect_blocks_per_level_and_copies():

@@ -378,7 +378,6 @@ class Engine:
         """zfetch: keep ``prefetch_records`` records ahead of a sequential stream."""
         if job.prefetched_to > record + 1 + self.prefetch_records:
             # the stream wrapped to the file's start (a new pass): prefetch from there again
-            # (the mark stood at the file's end, which stopped every later pass's prefetch)
             job.prefetched_to = 0
         start = max(job.prefetched_to, record + 1)
         end = min(self.file_records, record + 1 + self.prefetch_records)
@@ -415,14 +414,14 @@ class Engine:
                 start = (offset // rs + i) * rs
                 self.zfs.fill_hole(key, min(end, start + rs) - max(offset, start), first)
             if whole or self.new_files or first:
-                # whole records, or records of a file being created (a hole reads as zeros
-                # without I/O): no read first
+                # whole records, or a new file's records (a hole reads as zeros): no read
                 if first:
                     self.written.add(key)
                     self.zfs.first_writes.add(key)
                 self.zfs.dirty_record(key, one)
             else:
-                # partial record: read-modify-write unless the record is in memory
+                # partial record: read-modify-write unless the record is in memory (an ARC
+                # copy stored compressed is decompressed first, ZfsModel._expand)
                 rewrite = functools.partial(self.zfs.dirty_record, key, one)
                 self.zfs.read_record(key, SYNC_READ, rewrite)
 
@@ -652,8 +651,7 @@ class Engine:
             details={
                 "arc_hit_ratio": hits / (hits + misses) if hits + misses else None,
                 "arc_records": self.zfs.arc.capacity,
-                # ARC hits a caller had to decompress (outside the dbuf cache)
-                "arc_hit_expands": self.zfs.expands,
+                "arc_hit_expands": self.zfs.expands,  # decompressed outside the dbuf cache
                 "txgs_synced": self.zfs.txgs_synced,
                 "reconstructed_reads": sum(t.reconstructions for t in self.zfs.all_tops),
                 "indirect_blocks_written": self.zfs.meta_blocks_written,

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import functools
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 import simpy
 
+from zsim.des.txg_meta import indirect_writes, space_map_writes
 from zsim.des.txg_runs import TxgState, WriteRun, uberblock_zio
 from zsim.des.vdev import (
     ASYNC_READ,
@@ -32,19 +33,12 @@ from zsim.scenario import Scenario
 from zsim.units import KiB, MiB
 from zsim.zfs.arc import RecordCache, arc_data_bytes, dbuf_cache_bytes
 from zsim.zfs.compression import compressed_psize, sparse_record_psize
-from zsim.zfs.indirect import (
-    BPS_PER_INDIRECT,
-    INDIRECT_BYTES,
-    indirect_block,
-    indirect_levels,
-)
+from zsim.zfs.indirect import INDIRECT_BYTES, indirect_levels
 from zsim.zfs.txg import async_write_max_active, throttle_delay, txg_tunables
 from zsim.zfs.version import parse_zfs_version
 
 Callback = Callable[[], None]
 
-SPACE_MAP_ENTRY_BYTES = 16
-"""One two-word space-map entry (``SM2``, space_map.h): a freed block, or one allocated run."""
 FREE_CPU_S = 2e-6
 """CPU for one freed block at 3 GHz: ``dsl_dataset_block_kill()`` → ``metaslab_free()`` adds
 the range to the metaslab's freeing tree and, at sync, to its space map. Estimate: a few
@@ -443,15 +437,12 @@ class ZfsModel:
         """A caller needs a record the ARC holds: free from the dbuf cache; otherwise, if
         it is stored compressed, ``arc_buf_fill()`` decompresses it into a new buffer on
         the caller's core (:meth:`CpuCosts.arc_hit_expand`) and the dbuf cache keeps it."""
-        if self.dbufs.lookup(key, self.rng):
-            done()
-            return
         psize = self.record_psize(key)
         work = self.costs.arc_hit_expand(self.recordsize, psize)
-        self.dbufs.insert(key)
-        if work <= 0:
+        if work <= 0 or self.dbufs.lookup(key, self.rng):  # stored as is, or held expanded
             done()
             return
+        self.dbufs.insert(key)
         self.expands += 1
         traffic = memory.read_record_bytes(
             self.recordsize, psize, checksumming=False, compressed=True
@@ -559,9 +550,9 @@ class ZfsModel:
             self._update_async_limit()
             while self.throttled and self.dirty < self.txg.dirty_max:
                 self.throttled.popleft()()
-        meta = self._indirect_blocks(txg.records)
+        meta = self.indirect_writes(txg.records)
         freed = self._frees(txg.records)
-        meta += self._space_map_blocks(freed)
+        meta += space_map_writes(freed, self.tops, self.ashift, self.redundant_metadata)
         if freed:
             self.cpu.run(len(freed) * self.free_cpu, lambda: None, background=True)
         if not keys and not meta:
@@ -594,20 +585,11 @@ class ZfsModel:
             write = functools.partial(self._write_meta, txg, psize, copy)
             self.cpu.run(work, write, background=True)
 
-    def _indirect_blocks(self, records: dict[tuple[int, int], None]) -> list[tuple[int, int]]:
-        """(psize, copy) of every indirect block the txg rewrites: each dirty record's
-        parent at every level (one dnode pointer covers a one-record file). Copies by
-        ``redundant_metadata``: ``all`` writes every indirect block twice (a ditto block),
-        ``most`` and below write level-1 blocks once (zfs.4)."""
-        out: list[tuple[int, int]] = []
-        for level in range(1, self.indirect_levels + 1):
-            span = BPS_PER_INDIRECT**level
-            parents = {(job, rec // span) for job, rec in records}
-            psize, copies = indirect_block(
-                level, self.file_records, self.ashift, self.redundant_metadata
-            )
-            out.extend((psize, k) for _ in parents for k in range(copies))
-        return out
+    def indirect_writes(self, records: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+        """(psize, copy) of the indirect blocks above ``records`` (:func:`indirect_writes`)."""
+        return indirect_writes(
+            records, self.indirect_levels, self.file_records, self.ashift, self.redundant_metadata
+        )
 
     def _frees(self, records: dict[tuple[int, int], None]) -> list[tuple[int, int]]:
         """(vdev, offset) of every block the txg frees: the old copy of each rewritten
@@ -619,25 +601,6 @@ class ZfsModel:
         first.difference_update(records)
         self.frees += len(freed)
         return freed
-
-    def _space_map_blocks(self, freed: list[tuple[int, int]]) -> list[tuple[int, int]]:
-        """(psize, copy) of the space-map appends of a txg: one block per metaslab that
-        frees blocks (an entry each) or allocates (one entry per contiguous run: new
-        blocks go out sequentially), written with a ditto copy like all pool metadata."""
-        entries: dict[tuple[int, int], int] = {}
-        for v, offset in freed:
-            ms = (v, self.tops[v].metaslab(offset))
-            entries[ms] = entries.get(ms, 0) + 1
-        for v, top in enumerate(self.tops):
-            ms = (v, top.metaslab(top.cursor))
-            entries[ms] = entries.get(ms, 0) + 1
-        sector = 1 << self.ashift
-        out: list[tuple[int, int]] = []
-        for n in entries.values():
-            psize = -(-n * SPACE_MAP_ENTRY_BYTES // sector) * sector
-            copies = 1 if self.redundant_metadata == "none" else 2
-            out.extend((psize, k) for k in range(copies))
-        return out
 
     def _write_meta(self, txg: TxgState, psize: int, copy: int) -> None:
         """One indirect block copy to the metadata class (special vdevs, else the pool);
