@@ -25,6 +25,33 @@ settings.load_profile(
 )
 
 
+#: The files whose tests take minutes, slowest first. They are collected first and xdist hands
+#: files out in collection order (``--no-loadscope-reorder`` in pyproject.toml), so they start
+#: at once on both workers and the many short files fill in around them; by default xdist
+#: orders files by their number of tests, which started the 9-minute agreement file last, to
+#: run alone for the final minutes of CI. Only the order changes, never what runs.
+SLOWEST_FILES = (
+    "tests/validation/test_analytic_agreement.py",
+    "tests/validation/test_analytic_agreement_sync.py",
+    "tests/validation/test_ars_ironwolf8.py",
+    "tests/validation/test_analytic_agreement_seqread.py",
+    "tests/validation/test_ars_md.py",
+    "tests/validation/test_resilver_openzfs_draid.py",
+    "tests/validation/test_analytic_agreement_randrw.py",
+    "tests/validation/test_clemtibs.py",
+    "tests/e2e/test_calibrate_real.py",
+    "tests/e2e/test_app_resilver_page.py",
+    "tests/validation/test_analytic_agreement_draid.py",
+    "tests/validation/test_resilver_analytic_agreement.py",
+    "tests/validation/test_fast_pool_trends.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    rank = {path: i for i, path in enumerate(SLOWEST_FILES)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
+
+
 def tools_required() -> bool:
     """True under CI (``ZSIM_REQUIRE_TOOLS=1``): a missing system tool fails instead of skipping."""
     return os.environ.get("ZSIM_REQUIRE_TOOLS") == "1"

@@ -324,7 +324,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "--resilver",
         action="store_true",
         help="also simulate each feasible layout's resilver and loss probability and make "
-        "P(data loss) an objective (1-10 s per layout)",
+        "P(loss) an objective (1-10 s per layout)",
     )
     rec.add_argument(
         "--min-usable",

@@ -567,7 +567,7 @@ def test_resilver_page(page, app, shots):
     settle(page)
     assert re.fullmatch(r"[\d,.]+ MB/s", metric_text(page, "Resilver rate"))
     assert metric_text(page, "Limited by")
-    assert re.fullmatch(r"\d\.\d\de-\d\d", metric_text(page, "P(data loss) over 5 years"))
+    assert re.fullmatch(r"\d\.\d\de-\d\d", metric_text(page, "P(loss) over 5 years"))
     # the cases: the design's healing resilver, and (by default) a dRAID of the same disks
     # rebuilt onto its distributed spare, then healed onto the new disk
     table = page.get_by_test_id(TABLE).first

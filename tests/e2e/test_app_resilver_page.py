@@ -86,9 +86,7 @@ def test_default_page_shows_the_librarys_resilver() -> None:
     assert metric(at, "Resilver time") == ui.fmt_time(res.seconds)
     assert metric(at, "Resilver rate") == ui.fmt_rate(res.bytes_per_s)
     assert metric(at, "Limited by") == figures.resilver_limit_short(res.limit, res.disk)
-    assert metric(at, "P(data loss) over 5 years") == ui.fmt_prob(
-        res.durability["loss_probability"]
-    )
+    assert metric(at, "P(loss) over 5 years") == ui.fmt_prob(res.durability["loss_probability"])
     assert at.selectbox(key="r_disk").value == "sda"
     assert at.radio(key="r_written").value == "sequential"
     assert at.checkbox(key="r_draid").value is True

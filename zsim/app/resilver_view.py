@@ -526,7 +526,7 @@ def outcome(plan: Plan, results: Mapping[str, Any], seed: int = 1) -> Outcome:
         why = res.notes[0] if res.notes else f"{res.disk} has no redundancy"
         message = (
             f"No redundancy: {why}. There is no resilver to show. The pool loses data at "
-            f"the first failure of any of its disks: P(data loss) over {years:.0f} years "
+            f"the first failure of any of its disks: P(loss) over {years:.0f} years "
             f"{'—' if p is None else f'{p:.3g}'}. Add parity or mirrors to the layout."
         )
         summary = [summary_row(plan.cases[0], res)]
@@ -589,7 +589,7 @@ def speedup_text(out: Outcome) -> str:
         text += (
             f" The distributed spare also starts at once, where a new disk is put in "
             f"{main['wait_seconds'] / HOUR:.0f} h after the failure (durability.replace_after): "
-            f"P(data loss) counts the whole time without redundancy, "
+            f"P(loss) counts the whole time without redundancy, "
             f"{(main['wait_seconds'] + t_main) / HOUR:.1f} h against {t_dr / HOUR:.1f} h."
         )
     return text
@@ -645,7 +645,7 @@ def table_rows(summary: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
                 "case": r["case"],
                 "time (h)": None if r["hours"] is None else round(r["hours"], 2),
                 "rate (MB/s)": round(r["bytes_per_s"] / MB, 1),
-                f"P(data loss) over {years:.0f} y": r["loss_probability"],
+                f"P(loss) over {years:.0f} y": r["loss_probability"],
                 "limited by": r.get("limit_words") or r["limit"],
                 "then scrub (h)": None
                 if not r.get("scrub_after_seconds")

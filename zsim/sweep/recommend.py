@@ -242,7 +242,7 @@ def objectives_for(
         out.append(Objective(f"performance:{name}", f"{name}.bytes_per_s", +1, f"{name} {unit}"))
     out.append(Objective("fault_tolerance", "fault_tolerance", +1, "fault tolerance"))
     if table.resilver and rows and all(r.get("loss_probability") is not None for r in rows):
-        out.append(Objective("loss", "loss_probability", -1, "P(data loss)"))
+        out.append(Objective("loss", "loss_probability", -1, "P(loss)"))
     if rows and all(r["cost_usd"] is not None for r in rows):
         out.append(Objective("cost", "cost_usd", -1, "total cost"))
     return out

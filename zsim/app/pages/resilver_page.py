@@ -254,7 +254,7 @@ def _metrics(design: model.Design, main: Mapping[str, Any], result: Any) -> None
         f"own pacing when none is",
     )
     c[3].metric(
-        f"P(data loss) over {years:.0f} years",
+        f"P(loss) over {years:.0f} years",
         ui.fmt_prob(main["loss_probability"]),
         help="docs/durability.md: AFR from the disk's profile, independent failures",
     )
@@ -270,7 +270,7 @@ def _summary_table(out: rv.Outcome) -> None:
     rows = rv.table_rows(out.summary)
     for r in rows:  # a short reason where a figure does not exist, never None
         for k in list(r):
-            if k.startswith("P(data loss)"):
+            if k.startswith("P(loss)"):
                 r[k] = "none of its own" if r[k] is None else ui.fmt_prob(r[k])
         # a column of text and numbers is text throughout (Arrow takes one type a column)
         scrub, wait = r["then scrub (h)"], r["wait before (h)"]
@@ -281,7 +281,7 @@ def _summary_table(out: rv.Outcome) -> None:
         "Time: from the start of the rebuild until redundancy is back. 'then scrub': the "
         "scrub a sequential rebuild starts (checksums), redundancy already back. 'wait "
         "before': from the failure to the start (durability.replace_after; none for a "
-        "distributed or hot spare) — counted in P(data loss), not in the time. P(data loss) "
+        "distributed or hot spare) — counted in P(loss), not in the time. P(loss) "
         "of the under-load case: if every rebuild ran under that load."
     )
 
