@@ -307,8 +307,9 @@ def _build_parser() -> argparse.ArgumentParser:
     swp.add_argument(
         "--resilver",
         action="store_true",
-        help="also simulate each layout's resilver time and loss probability (1-10 s per "
-        "layout; --set pool.fill=0.8, --set durability.afr=0.02 apply)",
+        help="also simulate each layout's resilver time and loss probability (the analytic "
+        "scan where it answers, else 1-10 s of DES per layout; --set pool.fill=0.8, --set "
+        "durability.afr=0.02 apply)",
     )
 
     rec = sub.add_parser(
@@ -324,7 +325,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "--resilver",
         action="store_true",
         help="also simulate each feasible layout's resilver and loss probability and make "
-        "P(loss) an objective (1-10 s per layout)",
+        "P(loss) an objective (the analytic scan where it answers, else 1-10 s per layout)",
     )
     rec.add_argument(
         "--min-usable",

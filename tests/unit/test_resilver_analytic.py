@@ -78,6 +78,18 @@ def test_declines_what_it_does_not_model() -> None:
         zsim.resilver(_sc("draid2:4d:1s:14c"), durability=False, engine="analytic")
 
 
+def test_auto_takes_the_analytic_answer_else_runs_the_des() -> None:
+    """engine="auto" (the CLI's --engine auto, every row of sweep/recommend --resilver)."""
+    answered = zsim.resilver(_sc("mirror 2"), durability=False, engine="auto")
+    assert answered.engine == "analytic"
+    exact = zsim.resilver(_sc("mirror 2"), durability=False, engine="analytic")
+    assert answered.seconds == exact.seconds
+    declined = zsim.resilver(
+        _sc("md-raid6 6", "seagate-exos-x16-16tb"), durability=False, engine="auto"
+    )
+    assert declined.engine != "analytic" and declined.seconds > 0
+
+
 def test_unknown_engine_is_refused() -> None:
     with pytest.raises(ZsimError, match="engine"):
         zsim.resilver(_sc("mirror 2"), engine="fast")

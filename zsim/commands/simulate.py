@@ -87,19 +87,14 @@ def cmd_resilver(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
 
     scenario = load_scenario(args.scenario, overrides=args.set)
     durability = not args.no_durability
-    if args.engine == "des":
-        result = simulate_resilver(scenario, seed=args.seed, durability=durability)
-    else:
-        from zsim.analytic.validity import OutOfRange
+    from zsim.analytic.validity import OutOfRange
 
-        try:
-            result = simulate_resilver(
-                scenario, seed=args.seed, durability=durability, engine="analytic"
-            )
-        except OutOfRange as err:
-            if args.engine == "analytic":
-                raise ZsimError(f"{err} (on the command line: --engine des, or auto)") from None
-            result = simulate_resilver(scenario, seed=args.seed, durability=durability)
+    try:
+        result = simulate_resilver(
+            scenario, seed=args.seed, durability=durability, engine=args.engine
+        )
+    except OutOfRange as err:  # only with --engine analytic: auto falls back to the DES
+        raise ZsimError(f"{err} (on the command line: --engine des, or auto)") from None
     return result.to_dict(), _resilver_text(result)
 
 

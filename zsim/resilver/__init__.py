@@ -27,7 +27,8 @@ def resilver(
     (imported here, on the first call, so that ``import zsim`` does not load the
     discrete-event engine). ``engine="analytic"`` solves the same scan with formulas
     (:mod:`zsim.resilver.analytic`, milliseconds) and raises
-    :class:`zsim.analytic.validity.OutOfRange` where it has no model."""
+    :class:`zsim.analytic.validity.OutOfRange` where it has no model; ``engine="auto"``
+    takes the analytic answer where there is one, else the discrete-event one."""
     from zsim.errors import ZsimError, check_arg
     from zsim.resilver.run import simulate_resilver
     from zsim.scenario.schema import Scenario
@@ -36,8 +37,10 @@ def resilver(
     check_arg("resilver", "seed", seed, int, "a whole number ≥ 0")
     if seed < 0:
         raise ZsimError(f"resilver: seed {seed} must be 0 or more")
-    if engine not in ("des", "analytic"):
-        raise ZsimError(f"resilver: engine {engine!r} is not known; use 'des' or 'analytic'")
+    if engine not in ("des", "analytic", "auto"):
+        raise ZsimError(
+            f"resilver: engine {engine!r} is not known; use 'des', 'analytic' or 'auto'"
+        )
     if engine == "des":
         return simulate_resilver(sc, seed, durability=durability)
     return simulate_resilver(sc, seed, durability=durability, engine=engine)

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from zsim.analytic.validity import OutOfRange
 from zsim.des.engine import Engine
 from zsim.des.run import simulate_des
 from zsim.des.vdev import MissingLeaf
@@ -48,15 +49,22 @@ def simulate_resilver(
 ) -> ResilverResult:
     """Simulate the resilver (rebuild) ``sc`` describes (``[resilver]``, ``pool.fill``).
 
-    ``engine``: ``"des"`` (windows of the discrete-event scan) or ``"analytic"`` (the same
+    ``engine``: ``"des"`` (windows of the discrete-event scan), ``"analytic"`` (the same
     windows solved with formulas, :mod:`zsim.resilver.analytic`; raises
-    :class:`zsim.analytic.validity.OutOfRange` for what it does not model). Returns a
+    :class:`zsim.analytic.validity.OutOfRange` for what it does not model) or ``"auto"``
+    (the analytic engine where it answers, else the DES; the result's ``engine`` says
+    which). Returns a
     :class:`ResilverResult`; raises :class:`ZsimError` for a resilver that cannot exist (a
     disk not in the layout, raidz asked to rebuild sequentially, ...).
     """
+    if engine == "auto":
+        try:
+            return simulate_resilver(sc, seed, durability=durability, engine="analytic")
+        except OutOfRange:
+            return simulate_resilver(sc, seed, durability=durability, engine="des")
     started = time.perf_counter()
     if engine not in ("des", "analytic"):
-        raise ZsimError(f"resilver engine {engine!r} is not known; use 'des' or 'analytic'")
+        raise ZsimError(f"resilver engine {engine!r} is not known; use 'des', 'analytic' or 'auto'")
     target = resolve_target(sc)
     if target.system == "lost":
         result = _lost(sc, target, seed)

@@ -535,7 +535,8 @@ def recommend(
     ``min_fault_tolerance`` (disk failures survived) and ``max_cost`` (USD, all disks)
     filter the layouts before any engine runs; the rest are the options of
     :func:`zsim.sweep.table.sweep`. ``resilver``: also simulate each feasible layout's
-    resilver and loss probability, which becomes an objective (about 1–10 s per layout).
+    resilver and loss probability, which becomes an objective (the analytic scan where it
+    answers, else about 1–10 s per layout).
     Give ``table`` (an evaluated :class:`SweepTable`) instead to pick from a sweep already
     run. Returns a :class:`Recommendation`.
     """

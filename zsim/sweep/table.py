@@ -431,7 +431,8 @@ def sweep(
     seed : base seed; each point's seed comes from it and the point's place in the grid.
     progress : progress bar on/off (default: on a terminal only).
     resilver : also simulate each row's resilver and loss probability
-        (:mod:`zsim.sweep.resilver`; about 1–10 s per row, in local processes).
+        (:mod:`zsim.sweep.resilver`; the analytic scan where it answers, else about 1–10 s
+        per row, in local processes).
 
     Returns a :class:`SweepTable`.
     """
