@@ -9,7 +9,7 @@ import pytest
 from zsim.scenario import scenario_from_dict
 from zsim.simulate import simulate
 from zsim.units import GiB, MiB
-from zsim.zfs.arc import arc_max_bytes, dbuf_cache_bytes, dbuf_hit_ratio
+from zsim.zfs.arc import arc_max_bytes, dbuf_cache_bytes, dbuf_share_of_hits
 from zsim.zfs.version import parse_zfs_version
 
 
@@ -20,8 +20,11 @@ def test_dbuf_cache_size_by_release():
     # 0.7: dbuf_cache_max_bytes = 100 MiB, capped at arc_max >> 5
     assert dbuf_cache_bytes(ram, v07) == 100 * MiB
     assert dbuf_cache_bytes(GiB, v07) == arc_max_bytes(GiB, v07) >> 5
-    assert dbuf_hit_ratio(ram, v22, MiB, 10**9) < 1e-3
-    assert dbuf_hit_ratio(ram, v22, MiB, 10) == 1.0
+    # of the ARC's hits, the share the dbuf cache serves: D/min(C, N)
+    dbuf = dbuf_cache_bytes(ram, v22) // MiB
+    assert dbuf_share_of_hits(dbuf, 32 * dbuf, 10**9) == 1 / 32
+    assert dbuf_share_of_hits(dbuf, 32 * dbuf, 10) == 1.0
+    assert dbuf_share_of_hits(dbuf, 0, 10**9) == 0.0
 
 
 def _sparse_randwrite(compression: str):

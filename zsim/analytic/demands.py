@@ -22,7 +22,7 @@ from zsim.machine import memory
 from zsim.machine.costs import cpu_costs, zio_taskq_threads
 from zsim.machine.links import bus_stages
 from zsim.scenario import Pool, Scenario
-from zsim.zfs.arc import arc_data_bytes, dbuf_cache_bytes
+from zsim.zfs.arc import arc_data_bytes, dbuf_cache_bytes, dbuf_share_of_hits
 from zsim.zfs.compression import compressed_psize
 from zsim.zfs.version import parse_zfs_version
 
@@ -100,8 +100,8 @@ class PoolModel:
         self.hit = min(1.0, arc_records / self.total_records) if cached else 0.0
         # P(a read hit needs its record decompressed into a new buffer): an ARC hit outside
         # the dbuf cache, which holds D of the ARC's records (ZfsModel.warm_arc, _expand)
-        held = min(arc_records, self.total_records)
-        dbuf = min(1.0, (dbuf_cache_bytes(hw.ram, self.version) // self.rs) / held) if held else 0
+        dbuf_records = dbuf_cache_bytes(hw.ram, self.version) // self.rs
+        dbuf = dbuf_share_of_hits(dbuf_records, arc_records, self.total_records)
         self.hit_expand = self.hit * (1.0 - dbuf)
         self.reads = w.rw == "randread"
         self.random = w.rw.startswith("rand")

@@ -31,7 +31,7 @@ from zsim.machine.costs import CpuCosts, cpu_costs
 from zsim.machine.resources import CpuPool, after
 from zsim.scenario import Scenario
 from zsim.units import KiB, MiB
-from zsim.zfs.arc import RecordCache, arc_data_bytes, dbuf_cache_bytes
+from zsim.zfs.arc import RecordCache, arc_data_bytes, dbuf_cache_bytes, dbuf_share_of_hits
 from zsim.zfs.compression import compressed_psize, sparse_record_psize
 from zsim.zfs.indirect import INDIRECT_BYTES, indirect_levels
 from zsim.zfs.txg import async_write_max_active, throttle_delay, txg_tunables
@@ -347,10 +347,7 @@ class ZfsModel:
             held = min(held, beyond)
             self.l2_hit = held / beyond if beyond else 0.0
         self.arc.uniform_hit = min(1.0, arc / total) if total else 0.0
-        # the dbuf cache holds D of the C records the ARC holds: P(dbuf | ARC hit) = D/C, so
-        # P(dbuf hit) = min(1, D/N) like the ARC's own
-        held = min(arc, total)
-        self.dbufs.uniform_hit = min(1.0, self.dbufs.capacity / held) if held else 0.0
+        self.dbufs.uniform_hit = dbuf_share_of_hits(self.dbufs.capacity, arc, total)
 
     # ---- reads
     def read_record(

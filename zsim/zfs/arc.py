@@ -41,12 +41,12 @@ def dbuf_cache_bytes(ram: int, version: ZfsVersion) -> int:
     return min(100 * MiB, target)
 
 
-def dbuf_hit_ratio(ram: int, version: ZfsVersion, recordsize: int, records: int) -> float:
-    """P(a uniformly random record of ``records`` is in the dbuf cache): min(1, D/N), as
-    :class:`RecordCache` gives the ARC's."""
-    if records <= 0:
-        return 0.0
-    return min(1.0, (dbuf_cache_bytes(ram, version) // recordsize) / records)
+def dbuf_share_of_hits(dbuf_records: int, arc_records: int, total_records: int) -> float:
+    """P(an ARC hit finds its record in the dbuf cache too) under uniform random access to
+    ``total_records``: the dbuf cache holds D of the min(C, N) records the ARC holds, so
+    D/min(C, N) of the hits, and P(dbuf hit) = min(1, D/N) like the ARC's own."""
+    held = min(arc_records, total_records)
+    return min(1.0, dbuf_records / held) if held > 0 else 0.0
 
 
 def arc_data_bytes(ram: int, version: ZfsVersion, compress_ratio: float = 1.0) -> int:
