@@ -164,6 +164,7 @@ class CapacityReport:
     zpool_create_form: str = ""
     zpool_attach_commands: tuple[str, ...] = ()
     fill_at_attach: float = 0.0
+    written_between_attaches: bool = True
     expansion_steps: tuple[PoolStep, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
@@ -213,6 +214,7 @@ def _zfs_capacity(
     disk_sizes: Mapping[str, int],
     logical_sector: int,
     fill: float,
+    refill: bool = True,
 ) -> tuple[dict[str, Any], list[VdevCapacity]]:
     check_layout_features(layout, version)
     parts: list[tuple[Vdev, tuple[int, ...], dict[str, int]]] = []
@@ -228,7 +230,7 @@ def _zfs_capacity(
         info, steps = vdev_space(vdev, sizes, ashift, version, partitioning, logical_sector)
         parts.append((vdev, sizes, info))
         spaces.append(VdevSpace(index, vdev.vclass, vdev.type_word(), steps))
-    pool_steps = pool_expansion_steps(spaces, version, fill)
+    pool_steps = pool_expansion_steps(spaces, version, fill, refill)
     final = pool_steps[-1]
     normal = [p for p in parts if p[0].vclass == "normal"]
     elog_normal = sum(p[2]["embedded_log_bytes"] for p in normal)
@@ -293,6 +295,7 @@ def _zfs_capacity(
         "usable_after_rewrite_bytes": final.usable_after_rewrite_bytes,
         "expansion_steps": pool_steps if len(pool_steps) > 1 else (),
         "fill_at_attach": fill,
+        "written_between_attaches": refill,
     }
     return totals, vdevs
 
@@ -362,6 +365,7 @@ def capacity(
     class_disk_size: Mapping[str, int | str] | None = None,
     disk_sizes: Mapping[str, int | str] | None = None,
     fill_at_attach: float = 0.0,
+    written_between_attaches: bool = True,
 ) -> CapacityReport:
     """Usable capacity of ``layout`` built from disks of ``disk_size`` bytes.
 
@@ -383,6 +387,10 @@ def capacity(
     fill_at_attach : for an expanded raidz (``raidz2 6+2``), how full the pool was (``zfs
         list`` USED over USED+AVAIL, 0 ≤ f < 1) when each disk was attached; the data written
         before keeps its old width. Only ``usable_new_data_bytes`` depends on it.
+    written_between_attaches : with ``fill_at_attach``: True (default), the pool was that
+        full before *each* attach (data written between them); False, before the first
+        attach of each vdev only, and later attaches (``zpool attach`` one after another)
+        moved the same data.
     """
     check_arg("capacity", "layout", layout, (str, *_LAYOUT_TYPES), "layout text such as 'raidz2 8'")
     check_arg("capacity", "disk_size", disk_size, (int, str), "bytes (int) or text such as '12TB'")
@@ -437,6 +445,7 @@ def capacity(
             per_device,
             logical_sector,
             float(fill_at_attach),
+            bool(written_between_attaches),
         )
         return _report(
             tree, disk, shift, version, partitioning, record, compress_ratio, totals, vdevs

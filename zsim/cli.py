@@ -101,6 +101,12 @@ def _build_parser() -> argparse.ArgumentParser:
         help="expanded raidz ('raidz2 6+2'): how full the pool was at each zpool attach, "
         "e.g. 0.8 or 80%% (default 0: empty)",
     )
+    cap.add_argument(
+        "--attached-back-to-back",
+        action="store_true",
+        help="with --fill-at-attach: the pool was that full at the first attach only, and "
+        "nothing was written between the attaches (each moved the same data)",
+    )
     cap.add_argument("--json", action="store_true", help="print the JSON document")
 
     sim = sub.add_parser(
@@ -169,6 +175,11 @@ def _build_parser() -> argparse.ArgumentParser:
     grw.add_argument("--new-disk-size", help="size of each new disk (default: the profile's)")
     grw.add_argument("--under-load", action="store_true", help="also the reflow under the workload")
     grw.add_argument("--no-reflow", action="store_true", help="space and speed only, no DES")
+    grw.add_argument(
+        "--des",
+        action="store_true",
+        help="also run the workload before and after on the discrete-event engine (bounded)",
+    )
     grw.add_argument("--seed", type=_seed, default=1, help="random seed (default 1)")
     _set_option(grw, "override one scenario key, e.g. --set pool.fill=0.8 (repeatable)")
     grw.add_argument("--json", action="store_true", help="print the JSON document")

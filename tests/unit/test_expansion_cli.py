@@ -59,6 +59,22 @@ def test_json_keys(capsys):
     assert [s["step"] for s in data["expansion_steps"]] == [0, 1, 2]
 
 
+def test_attached_back_to_back_keeps_only_the_first_attachs_data_narrow(capsys):
+    base = ["capacity", "raidz2 3+3", "--disk-size", "12TB", "--fill-at-attach", "0.5", "--json"]
+    refilled = json.loads(run(capsys, base))
+    back_to_back = json.loads(run(capsys, [*base, "--attached-back-to-back"]))
+    assert refilled["written_between_attaches"] is True
+    assert back_to_back["written_between_attaches"] is False
+    # less data was written at the narrow widths, so more of the space is at the new one
+    assert refilled["usable_new_data_bytes"] < back_to_back["usable_new_data_bytes"]
+    assert back_to_back["usable_new_data_bytes"] < back_to_back["usable_after_rewrite_bytes"]
+    assert back_to_back["usable_bytes"] == refilled["usable_bytes"]  # zfs list: the same
+    report = zsim.capacity(
+        "raidz2 3+3", disk_size="12TB", fill_at_attach=0.5, written_between_attaches=False
+    )
+    assert report.usable_new_data_bytes == back_to_back["usable_new_data_bytes"]
+
+
 def test_json_of_a_plain_layout_has_equal_figures(capsys):
     data = json.loads(run(capsys, ["capacity", "mirror 2", "--disk-size", "4TB", "--json"]))
     assert data["usable_after_rewrite_bytes"] == data["usable_bytes"]

@@ -179,3 +179,44 @@ def test_reflow_under_the_workload_is_slower_and_the_workload_goes_on():
     assert loaded["seconds"] > one.seconds
     # the scenario's workload (random 128K reads) keeps reading during the copy
     assert loaded["foreground_during"]["read"]["iops"] > 0
+
+
+def test_rewrites_even_the_vdevs_out_at_the_closed_form_rate():
+    """Rewrites spread over the data: alloc_i' = share_i − alloc_i / A per byte rewritten.
+    With shares fixed at ½ the imbalance decays as exp(−W / A); with shares in proportion to
+    free space (the bias, equal aliquots) as exp(−W (1/A + 1/F))."""
+    import math
+
+    from zsim.grow.alloc_bias import bias_shares, evening_out
+
+    space = [10**13, 10**13]
+    alloc = [8 * 10**12, 0]
+    data, free = 8e12, 12e12
+    half = evening_out(alloc, space, lambda f: (0.5, 0.5), steps_per_pass=2000)
+    assert half.bytes_to_even == pytest.approx(data * math.log(0.8 / 0.05), rel=0.01)
+    tau = 1 / (1 / data + 1 / free)
+    biased = evening_out(
+        alloc, space, lambda f: bias_shares(f, [6 * MiB, 6 * MiB], MiB), steps_per_pass=2000
+    )
+    assert biased.bytes_to_even == pytest.approx(tau * math.log(0.8 / 0.05), rel=0.02)
+    # a pool already even needs nothing rewritten
+    assert evening_out([5, 5], [10, 10], lambda f: (0.5, 0.5)).bytes_to_even == 0
+
+
+def test_grow_add_vdev_says_how_much_rewriting_evens_it_out(capsys):
+    writes = ["pool.layout=raidz2 8", "pool.fill=0.8", "workload.rw=write", "workload.bs=1M"]
+    r = zsim.grow(zsim.load_scenario(SCENARIO, overrides=writes), add_vdev="raidz2 8")
+    evening = r.performance["spread"]["evening_out"]
+    for key in ("throttled", "unthrottled"):
+        e = evening[key]
+        assert e["bytes_rewritten"] > 0 and e["seconds"] > 0
+        first, last = e["curve"][0], e["curve"][-1]
+        assert first["vdev_allocated_fraction"][1] == 0.0
+        spread = max(last["vdev_allocated_fraction"]) - min(last["vdev_allocated_fraction"])
+        assert spread <= 0.05 + 1e-9
+    # the throttle spreads new copies by the vdevs' speed (½ each here), not toward the
+    # empty vdev, so it takes more rewriting to even out
+    assert evening["throttled"]["bytes_rewritten"] > evening["unthrottled"]["bytes_rewritten"]
+    sets = [w for kv in writes for w in ("--set", kv)]
+    assert main(["grow", SCENARIO, "--add-vdev", "raidz2 8", *sets]) == 0
+    assert "evening out: new writes alone keep the imbalance" in capsys.readouterr().out

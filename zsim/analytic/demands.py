@@ -42,6 +42,10 @@ class AnalyticVdev:
     weight: float
     lo: float = 0.0  # region of its leaves the working files occupy (fractions)
     hi: float = 1.0
+    #: the width the files' records were born at and their allocated bytes (an expanded
+    #: raidz's files laid out before an attach: TopVdev.born); writes are at the current one
+    read_width: int = 0
+    read_asize: int = 0
 
 
 class PoolModel:
@@ -65,9 +69,13 @@ class PoolModel:
         for vdev, vcap in zip(layout.data_vdevs, data_caps, strict=True):
             # the analytic engine never queues I/O: the vdev's map needs no leaf queues
             no_leaves = cast(list[LeafQueue], [None] * len(vdev.devices))
-            top = TopVdev(vdev, no_leaves, pool.ashift, vcap.metaslab_bytes, self.rotating)
+            born = sc.born_regions(vcap.steps)
+            space = vcap.metaslab_bytes
+            top = TopVdev(vdev, no_leaves, pool.ashift, space, self.rotating, born=born)
             asize = psize_to_asize(vdev, self.psize, pool.ashift)
-            vdevs.append(AnalyticVdev(top, vcap.metaslab_bytes, asize, 0.0))
+            vdevs.append(
+                AnalyticVdev(top, space, asize, 0.0, read_width=vdev.width, read_asize=asize)
+            )
         total_space = sum(v.space for v in vdevs)
         for v in vdevs:
             v.weight = v.space / total_space
@@ -115,9 +123,15 @@ class PoolModel:
         if pool.allocated is not None:
             fill = pool.allocated / sum(v.space for v in self.vdevs)
         fill = min(0.95, max(0.0, fill))
+        sector = 1 << pool.ashift
         for v in self.vdevs:
             share = self.total_records * v.weight * v.asize
             start = max(0.0, v.space * fill - share)
+            if v.top.born:  # files laid out before an attach: their birth width's records
+                v.read_width = v.top.width_at(int(start) // sector * sector)
+                v.read_asize = v.top.asize_at(v.read_width, self.psize)
+                share = self.total_records * v.weight * v.read_asize
+                start = max(0.0, v.space * fill - share)
             v.lo = start / v.space
             v.hi = min(1.0, (start + max(share, 1)) / v.space)
 

@@ -42,7 +42,9 @@ def binomial_pmf(n: int, p: float) -> np.ndarray:
 _SHARES: dict[tuple, np.ndarray] = {}
 
 
-def column_shares(top: TopVdev, psize: int, asize: int, column: int, records: int) -> np.ndarray:
+def column_shares(
+    top: TopVdev, psize: int, asize: int, column: int, records: int, width: int | None = None
+) -> np.ndarray:
     """Each leaf's share of record reads over consecutive records ``asize`` apart starting
     on ``column`` (see :meth:`ReadModel._leaf_shares`). The start column repeats every
     width / gcd(asize in sectors, width) records, so a whole number of those cycles, and at
@@ -60,6 +62,7 @@ def column_shares(top: TopVdev, psize: int, asize: int, column: int, records: in
         psize,
         asize,
         column,
+        width,
     )
     found = _SHARES.get(key)
     if found is not None:
@@ -70,7 +73,7 @@ def column_shares(top: TopVdev, psize: int, asize: int, column: int, records: in
     n = int(min(n, records, RECORDS_SAMPLED))
     count = np.zeros(width)
     for i in range(n):
-        for leaf, _, nbytes in top.leaf_ios(column * sector + i * asize, psize, False):
+        for leaf, _, nbytes in top.leaf_ios(column * sector + i * asize, psize, False, width):
             if nbytes:
                 count[leaf] += 1
     shares = count / n
@@ -88,7 +91,7 @@ class ReadModel(PoolModel):
         sector = 1 << v.top.ashift
         if kind in ("disk", "mirror"):
             return 1, -(-self.psize // sector) * sector
-        ios = v.top.leaf_ios(0, self.psize, False)
+        ios = v.top.leaf_ios(0, self.psize, False, v.read_width)
         per_leaf = max(io[2] for io in ios)
         return len(ios), per_leaf
 
@@ -103,14 +106,16 @@ class ReadModel(PoolModel):
         if cached is None:
             sector = 1 << v.top.ashift
             column = (int(v.lo * v.space) // sector) % len(v.top.vdev.devices)
-            records = max(1, v.space // max(1, v.asize))
+            records = max(1, v.space // max(1, v.read_asize))
             if v.top.vdev.kind == "draid":
                 # random reads over the files' span: its groups' children, not the few
                 # groups consecutive records fill (draid_load)
                 span = (int(v.lo * v.space), int(v.hi * v.space))
                 cached = draid_read_shares(v.top, self.psize, *span)
             else:
-                cached = column_shares(v.top, self.psize, v.asize, column, records)
+                cached = column_shares(
+                    v.top, self.psize, v.read_asize, column, records, v.read_width
+                )
             self._shares[id(v)] = cached
         return cached
 

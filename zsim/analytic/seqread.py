@@ -273,7 +273,7 @@ class SeqReadModel(PoolModel):
         n = len(self.vdevs)
         return place(
             [v.space for v in self.vdevs],
-            [v.asize for v in self.vdevs],
+            [v.read_asize for v in self.vdevs],
             [
                 aliquot(self.version, v.top.data_disks, v.top.vdev.width, v.weight, n)
                 for v in self.vdevs
@@ -292,7 +292,7 @@ class SeqReadModel(PoolModel):
         ``per_call`` records, a record's completion ``record`` s."""
         return pool_table(
             self.disk,
-            [(v.top.vdev, v.space, v.asize) for v in self.vdevs],
+            [(v.top.vdev, v.space, v.read_asize) for v in self.vdevs],
             self.sc.pool.ashift,
             self.psize,
             placed.per_visit,
@@ -305,4 +305,5 @@ class SeqReadModel(PoolModel):
             call_cpu,
             per_call,
             record,
+            tuple(v.top.born for v in self.vdevs),
         )

@@ -110,6 +110,7 @@ def pool_table(
     call_cpu: float = 0.0,
     records_per_call: float = 1.0,
     complete: float = 0.0,
+    born: tuple[tuple[tuple[int, int], ...], ...] = (),
 ) -> StreamTable:
     """The table of the whole pool: ``jobs`` streams whose records go round ``vdevs``
     ((vdev, allocatable bytes, asize) each) in runs of ``per_visit`` as the rotor placed
@@ -117,8 +118,9 @@ def pool_table(
     byte offset of the first file's first record), as ``ZfsModel.locate`` finds them; each
     job ``window`` records deep, its calls ``call_cpu`` s of CPU for ``records_per_call``
     records (below 1: several calls per record), a record's completion ``complete`` s of
-    taskq CPU. The leaves' figures
-    run over every vdev's devices in order. Cached."""
+    taskq CPU; ``born``: each vdev's regions of blocks born before an attach
+    (:attr:`~zsim.des.vdev.TopVdev.born`). The leaves' figures run over every vdev's devices
+    in order. Cached."""
     key = (
         json.dumps(profile.to_dict(), sort_keys=True, default=str),
         tuple((v.kind, len(v.devices), v.parity, v.ndata, v.nspares, sp, a) for v, sp, a in vdevs),
@@ -134,6 +136,7 @@ def pool_table(
         _round(call_cpu),
         float(records_per_call),
         _round(complete),
+        born,
     )
     table = _CACHE.get(key)
     if table is None:
@@ -144,7 +147,7 @@ def pool_table(
             names = tuple(d for v, _, _ in vdevs for d in v.devices)
             table = measure(profile, [(v, sp) for v, sp, _ in vdevs], ashift, psize, locate,
                             jobs, window, version, hardware, names, _round(call_cpu),
-                            records_per_call, _round(complete))  # fmt: skip
+                            records_per_call, _round(complete), born=born)  # fmt: skip
             _store(key, table)
         _CACHE[key] = table
     return table
@@ -189,10 +192,11 @@ def measure(
     records_per_call: float = 1.0,
     complete: float = 0.0,
     seed: int = 12345,
+    born: tuple[tuple[tuple[int, int], ...], ...] = (),
 ) -> StreamTable:
     """Run ``vdevs`` ((vdev, allocatable bytes) each) in the closed loop the module
     docstring describes (uncached): ``streams`` jobs, record ``i`` of job ``j`` at
-    ``locate(j, i)`` = (vdev index, vdev byte offset)."""
+    ``locate(j, i)`` = (vdev index, vdev byte offset); ``born`` as :func:`pool_table`."""
     env = simpy.Environment()
     rotating = profile.kind == "hdd"
     model = hdd.hdd_params(profile) if rotating else flash.flash_params(profile)
@@ -200,7 +204,7 @@ def measure(
     agg = aggregation_limit(rotating, version)
     devices = []
     tops = []
-    for vdev, space in vdevs:
+    for i, (vdev, space) in enumerate(vdevs):
         leaves = []
         paths = _paths(env, hardware, pool_devices, vdev, profile)
         for name in vdev.devices:
@@ -211,7 +215,7 @@ def measure(
             dev = Device(env, name, model, rotating, paths.get(name, BusPath([])), phase)
             devices.append(dev)
             leaves.append(LeafQueue(dev, agg, version))
-        tops.append(TopVdev(vdev, leaves, ashift, space, rotating))
+        tops.append(TopVdev(vdev, leaves, ashift, space, rotating, born=born[i] if born else ()))
     # calls per record (bs below recordsize) or records per call (bs a multiple of it)
     per_call = records_per_call
     share = max(1, round(1 / per_call)) if per_call < 1 else 1

@@ -27,16 +27,14 @@ from typing import Any
 
 from zsim.app import design as model
 from zsim.app import figures
-from zsim.capacity import CapacityReport, capacity
 from zsim.errors import ZsimError
 from zsim.grow.plan import plan_grow
 from zsim.grow.result import GrowResult
-from zsim.grow.run import simulate_grow
+from zsim.grow.run import grow_capacity, simulate_grow
 from zsim.layout.grammar import parse_layout
 from zsim.layout.tree import ZfsLayout
 from zsim.scenario import Scenario, scenario_from_dict
 from zsim.units import MB, TB, TiB
-from zsim.zfs.version import parse_zfs_version
 
 #: the two ways to grow a pool, as the page's radio offers them
 KINDS = ("attach", "add-vdev")
@@ -191,20 +189,6 @@ def default_add_vdev(layout: str) -> str:
 # ---------------------------------------------------------------- space per step
 
 
-def _capacity(sc: Scenario, disk_sizes: Mapping[str, int], fill: float) -> CapacityReport:
-    """:func:`zsim.capacity` of a scenario's pool (as ``zsim grow`` computes it)."""
-    return capacity(
-        sc.layout_tree(),
-        sc.hardware.disk.size_bytes,
-        ashift=sc.pool.ashift,
-        zfs_version=parse_zfs_version(sc.hardware.zfs_version),
-        partitioning=sc.pool.partitioning,  # type: ignore[arg-type]
-        logical_sector=sc.hardware.disk.logical_sector_bytes,
-        disk_sizes=dict(disk_sizes) or None,
-        fill_at_attach=fill,
-    )
-
-
 def _figure_rows(step: int, label: str, source: Any) -> list[dict[str, Any]]:
     rows = []
     for key, name in SPACE_FIGURES:
@@ -225,8 +209,8 @@ def space_rows(sc: Scenario, inputs: GrowInputs) -> list[dict[str, Any]]:
         vdev=inputs.vdev,
     )
     fill = min(inputs.fill, 0.999)
-    before = _capacity(plan.before, {}, fill)
-    after = _capacity(plan.after, plan.disk_sizes, fill)
+    before = grow_capacity(plan.before, {}, fill)
+    after = grow_capacity(plan.after, plan.disk_sizes, fill)
     rows = _figure_rows(0, f"now: {plan.before.pool.layout}", before)
     if plan.kind == "add-vdev":
         return rows + _figure_rows(1, f"+ {inputs.add_vdev.strip()} (zpool add)", after)
@@ -339,6 +323,7 @@ def reflow_summary(result: GrowResult) -> list[dict[str, Any]]:
 PERF_COLUMNS = (
     ("read", "before", "read, before"),
     ("read", "after", "read, after"),
+    ("read", "after_new_data", "read, after, new data"),
     ("write", "before", "write, before"),
     ("write", "after", "write, after"),
 )
@@ -382,7 +367,10 @@ def perf_rows(results: Mapping[str, GrowResult]) -> list[dict[str, Any]]:
         perf = res.performance
         row: dict[str, Any] = {"workload": model.PRESET_LABELS.get(name, "Custom (fio-like)")}
         for side, when, label in PERF_COLUMNS:
-            row[label] = perf_cell(perf[when], side)
+            # after an attach the data already there keeps its width; new data has the new
+            # one (zpool add copies nothing: there is no second case)
+            row[label] = perf_cell(perf[when], side) if when in perf else "—"
+
         row["change"] = change_text(perf["before"], perf["after"])
         row["before_bytes_per_s"] = _total(perf["before"])
         row["after_bytes_per_s"] = _total(perf["after"])

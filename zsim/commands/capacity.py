@@ -49,6 +49,7 @@ def cmd_capacity(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
         logical_sector=logical_sector,
         class_disk_size=class_sizes,
         fill_at_attach=_fill(args.fill_at_attach),
+        written_between_attaches=not args.attached_back_to_back,
     )
     return report.to_dict(), _capacity_text(report)
 
@@ -173,7 +174,8 @@ def _capacity_text(r: CapacityReport) -> str:
 def _expansion_lines(r: CapacityReport) -> list[str]:
     """The three figures an expanded raidz adds under ``zfs USED+AVAIL``."""
     fill = (
-        f"old blocks kept at their width, pool {r.fill_at_attach:.0%} full at each attach"
+        f"old blocks kept at their width, pool {r.fill_at_attach:.0%} full at "
+        + ("each attach" if r.written_between_attaches else "the first attach, none written since")
         if r.fill_at_attach
         else "pool empty at each attach"
     )

@@ -32,6 +32,7 @@ def cmd_grow(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
         reflow=not args.no_reflow,
         under_load=args.under_load,
         seed=args.seed,
+        des=args.des,
     )
     return result.to_dict(), grow_text(result)
 
@@ -40,17 +41,53 @@ def _hours(seconds: float) -> str:
     return format_time(seconds)
 
 
-def _perf_line(label: str, before: dict[str, Any], after: dict[str, Any]) -> list[str]:
-    out = []
+PERF_COLUMNS = (("before", "before"), ("after", "after"), ("after_new_data", "after, new data"))
+
+
+def _perf_table(title: str, perf: dict[str, Any]) -> list[str]:
+    """The workload's rates before and after (and on new data after an attach), one column
+    each; a side the engine declines says why below the table."""
+    cols = [(key, label) for key, label in PERF_COLUMNS if key in perf]
+    lines = ["", f"{title:<30}" + "".join(f"{label:>26}" for _, label in cols)]
+    answered = [key for key, _ in cols if "declined" not in perf[key]]
     for direction in ("read", "write"):
-        b, a = before.get(direction, {}), after.get(direction, {})
-        if not b.get("iops") and not a.get("iops"):
+        if not any(perf[key].get(direction, {}).get("iops") for key in answered):
             continue
-        out.append(
-            f"  {label}{direction:<22}{format_rate(b.get('bytes_per_s', 0.0)):>28}"
-            f"{format_rate(a.get('bytes_per_s', 0.0)):>30}"
+        row = f"  {direction:<28}"
+        for key, _ in cols:
+            d = perf[key]
+            rate = d.get(direction, {}).get("bytes_per_s", 0.0)
+            row += f"{'—' if 'declined' in d else format_rate(rate):>26}"
+        lines.append(row)
+    if answered:
+        lines.append(
+            f"  {'limit':<28}" + "".join(f"{perf[key].get('limit', '—'):>26}" for key, _ in cols)
         )
-    return out
+    for key, label in cols:
+        if "declined" in perf[key]:
+            lines.append(f"  {label}: the {title.split('(')[-1].rstrip(')')} engine declines: "
+                         f"{perf[key]['declined']}")  # fmt: skip
+    return lines
+
+
+def _evening_lines(evening: dict[str, Any]) -> list[str]:
+    """How far rewriting the data (each copy freed where it was) must go to even the vdevs."""
+    parts = []
+    for key, label in (("throttled", "with the allocation throttle"), ("unthrottled", "without")):
+        e = evening.get(key)
+        if e is None:
+            continue
+        if e["bytes_rewritten"] is None:
+            parts.append(f"not within 10 passes {label}")
+            continue
+        when = f" ({_hours(e['seconds'])} at the write rate)" if e["seconds"] else ""
+        parts.append(f"{format_size(e['bytes_rewritten'])} rewritten{when} {label}")
+    within = next(iter(evening.values()))["within"]
+    head = (
+        f"  evening out: new writes alone keep the imbalance; rewrites of the old data bring "
+        f"the vdevs within {within * 100:.0f} points of fullness of each other after "
+    )
+    return [head + "; ".join(parts)]
 
 
 def grow_text(r: Any) -> str:
@@ -88,14 +125,9 @@ def grow_text(r: Any) -> str:
     if r.seconds is not None and len(r.reflows) > 1:
         lines.append(f"{'all':<12}{_hours(r.seconds)} of reflow, one attach after another")
     perf = r.performance
-    b, a = perf.get("before", {}), perf.get("after", {})
-    lines += ["", f"{'performance (analytic)':<24}{'before':>28}{'after':>30}"]
-    for side, d in (("before", b), ("after", a)):
-        if "declined" in d:
-            lines.append(f"  {side}: the analytic engine declines: {d['declined']}")
-    if "declined" not in b and "declined" not in a:
-        lines += _perf_line("", b, a)
-        lines.append(f"  {'limit':<22}{b.get('limit', ''):>28}{a.get('limit', ''):>30}")
+    lines += _perf_table("performance (analytic)", perf)
+    if "des" in perf:
+        lines += _perf_table("performance (discrete-event)", perf["des"])
     spread = perf.get("spread")
     if spread:
         lines += ["", "new writes over the vdevs (metaslab.c rotor + free-space bias)"]
@@ -114,6 +146,8 @@ def grow_text(r: Any) -> str:
                 f"allocation throttle; {format_rate(spread['unthrottled']['write_bytes_per_s'])} "
                 f"without it (zio_dva_throttle_enabled=0)"
             )
+    if spread and "evening_out" in spread:
+        lines += _evening_lines(spread["evening_out"])
     if r.notes:
         lines.append("")
         lines += [f"note        {n}" for n in r.notes]

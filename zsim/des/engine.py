@@ -104,13 +104,9 @@ class Engine:
                 self.devices[name] = Device(self.env, name, model, rotating, paths[name], phase)
             parity = {5: 1, 6: 2}.get(block.level, 0)
             c = cpu_costs(
-                hw.cpu_ghz,
-                "off",
-                parity,
-                "off",
-                io_scale=hw.cpu_io_cost_scale,
-                byte_scale=hw.cpu_byte_cost_scale,
-            )
+                hw.cpu_ghz, "off", parity, "off",
+                io_scale=hw.cpu_io_cost_scale, byte_scale=hw.cpu_byte_cost_scale,
+            )  # fmt: skip
             block_leaf = build_md_leaf(
                 self.env, block, self.devices, disk.size_bytes, c.parity_per_byte,
                 c.copy_per_byte, 3.0 / hw.cpu_ghz * hw.cpu_io_cost_scale, rotating,
@@ -150,6 +146,7 @@ class Engine:
                 metaslab_shift=vcap.metaslab_shift,
                 # degraded reads rebuild the missing column from parity: charge the CPU
                 on_reconstruct=self._charge_reconstruction if failed else None,
+                born=sc.born_regions(vcap.steps),
             )
             tops.append(top)
         self.log_tops = self._support_vdevs(layout, "log", hw.log_device)

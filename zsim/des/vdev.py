@@ -22,8 +22,9 @@ from collections import deque
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
+from zsim.layout.alloc import psize_to_asize
 from zsim.layout.draid import draid_columns
-from zsim.layout.raidz import raidz_columns
+from zsim.layout.raidz import raidz_asize, raidz_columns, raidz_expanded_reads
 from zsim.layout.tree import Vdev
 from zsim.machine.resources import Device, DevIO
 from zsim.units import KiB, MiB
@@ -380,8 +381,14 @@ class TopVdev:
         failed: Collection[int] = (),
         metaslab_shift: int | None = None,
         on_reconstruct: Callable[[int, Callback], None] | None = None,
+        born: tuple[tuple[int, int], ...] = (),
     ):
         self.vdev, self.leaves, self.ashift = vdev, leaves, ashift
+        #: an expanded raidz's blocks born before its attaches: ((end offset, logical
+        #: width), ...) ascending (:func:`zsim.zfs.expansion.born_regions`)
+        self.born = born
+        if born and (vdev.kind != "raidz" or failed):
+            raise ValueError("blocks of an older width need a healthy raidz vdev")
         self.space = space  # allocatable bytes (metaslab space)
         self.rotating = rotating
         #: log2 of the metaslab size, for the space-map writes of a txg (None: not modelled)
@@ -457,8 +464,34 @@ class TopVdev:
         self.ditto_cursor = ditto + asize
         return ditto
 
-    def leaf_ios(self, offset: int, psize: int, is_write: bool) -> list[tuple[int, int, int]]:
-        """(leaf index, leaf offset, bytes) for a block; reads skip parity."""
+    def width_at(self, offset: int) -> int:
+        """Logical width of a block at vdev ``offset`` that was not rewritten since the pool
+        was laid out: its birth width if it lies in a :attr:`born` region, else the vdev's."""
+        for end, width in self.born:
+            if offset < end:
+                return width
+        return self.vdev.width
+
+    def asize_at(self, width: int, psize: int) -> int:
+        """Allocated bytes of a block of ``psize`` written when the vdev was ``width`` wide."""
+        if width == self.vdev.width:
+            return psize_to_asize(self.vdev, psize, self.ashift)
+        return raidz_asize(psize, self.ashift, width, self.vdev.parity)
+
+    def leaf_ios(
+        self, offset: int, psize: int, is_write: bool, width: int | None = None
+    ) -> list[tuple[int, int, int]]:
+        """(leaf index, leaf offset, bytes) for a block; reads skip parity. A read of a
+        block born before an attach (``width``, else :meth:`width_at` the offset) follows
+        the expanded map (:func:`zsim.layout.raidz.raidz_expanded_reads`); writes are new
+        blocks, at the current width."""
+        if self.born and not is_write:
+            born = self.width_at(offset) if width is None else width
+            if born != self.vdev.width:
+                vdev = self.vdev
+                return raidz_expanded_reads(
+                    offset, psize, self.ashift, vdev.width, born, vdev.parity
+                )
         if self.failed:
             return self._degraded_leaf_ios(offset, psize, is_write)
         kind = self.vdev.kind

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 import numpy as np
 import simpy
 
+from zsim.des.file_layout import file_layout
 from zsim.des.txg_meta import indirect_writes, space_map_writes
 from zsim.des.txg_runs import TxgState, WriteRun, uberblock_zio
 from zsim.des.vdev import (
@@ -302,16 +303,16 @@ class ZfsModel:
         fill = min(0.95, max(0.0, self._fill()))
         self.file_records = file_records
         self.indirect_levels = indirect_levels(file_records)
-        self.per_visit = [max(1, -(-self._aliquot(i) // a)) for i, a in enumerate(self.asizes)]
-        self.cycle = sum(self.per_visit)
-        total = njobs * file_records
+        aliquots = [self._aliquot(i) for i in range(len(self.tops))]
+        lay = file_layout(
+            self.tops, self.asizes, aliquots, self.psize, njobs * file_records, fill, self.ashift
+        )
+        self.per_visit, self.cycle, self.file_asizes = lay.per_visit, lay.cycle, lay.asizes
         self.file_start = []
-        for t, per_visit, asize in zip(self.tops, self.per_visit, self.asizes, strict=True):
-            share = -(-total // self.cycle) * per_visit * asize
-            sector = 1 << self.ashift
-            start = max(0, int(t.space * fill) - share) // sector * sector
+        for t, (start, share) in zip(self.tops, lay.spans, strict=True):
             self.file_start.append(start)
-            t.allocate_from(min(t.space, start + share))
+            # new blocks go above the data born before an attach, at the current width
+            t.allocate_from(min(t.space, max(start + share, t.born[-1][0] if t.born else 0)))
 
     def locate(self, key: tuple[int, int]) -> tuple[int, int]:
         """(vdev index, vdev offset) of a record."""
@@ -323,8 +324,9 @@ class ZfsModel:
         for v, per_visit in enumerate(self.per_visit):
             if within < per_visit:
                 index = cycle * per_visit + within
-                offset = self.file_start[v] + index * self.asizes[v]
-                wrap = max(1, self.tops[v].space // self.asizes[v]) * self.asizes[v]
+                asize = self.file_asizes[v]
+                offset = self.file_start[v] + index * asize
+                wrap = max(1, self.tops[v].space // asize) * asize
                 return v, offset % wrap
             within -= per_visit
         raise AssertionError("unreachable: within < cycle")

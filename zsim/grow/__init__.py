@@ -30,9 +30,11 @@ def grow(
     reflow: bool = True,
     under_load: bool = False,
     seed: int = 1,
+    des: bool = False,
 ) -> GrowResult:
     """Grow ``sc``'s pool by ``attach`` disks on data vdev ``vdev`` (RAIDZ expansion) or by
-    the vdev(s) ``add_vdev`` (``zpool add``): :func:`zsim.grow.run.simulate_grow`."""
+    the vdev(s) ``add_vdev`` (``zpool add``): :func:`zsim.grow.run.simulate_grow`
+    (``des=True``: the workload before and after on the discrete-event engine too)."""
     from zsim.grow.run import simulate_grow
 
     return simulate_grow(
@@ -44,4 +46,5 @@ def grow(
         reflow=reflow,
         under_load=under_load,
         seed=seed,
+        des=des,
     )

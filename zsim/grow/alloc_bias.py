@@ -25,7 +25,7 @@ Source: ``module/zfs/metaslab.c`` (zfs-2.3.0), ``metaslab_alloc_dva()`` and
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from zsim.layout.tree import Vdev
@@ -130,3 +130,57 @@ def throttled_split(
         open_ = [i for i in open_ if rates[i] < capacities[i] * (1 - 1e-9)]
     sat = tuple(r >= c * (1 - 1e-9) for r, c in zip(rates, capacities, strict=True))
     return WriteSplit(tuple(rates), sum(rates), sat)
+
+
+@dataclass(frozen=True)
+class EveningOut:
+    """How rewriting a pool's data evens its vdevs out (:func:`evening_out`). ``curve``:
+    (bytes rewritten, each vdev's allocated fraction); ``bytes_to_even``: bytes rewritten until
+    the fullest and emptiest vdev are within ``within`` of each other (``None``: not within
+    the ``limit`` × the data that was rewritten)."""
+
+    curve: tuple[tuple[int, tuple[float, ...]], ...]
+    bytes_to_even: int | None
+    within: float
+
+
+def evening_out(
+    allocated: Sequence[int],
+    space: Sequence[int],
+    shares: Callable[[Sequence[int]], Sequence[float]],
+    within: float = 0.05,
+    steps_per_pass: int = 200,
+    limit: float = 10.0,
+) -> EveningOut:
+    """Rewrite the pool's data, spread evenly over it, until its vdevs are within ``within``
+    (a fraction of each vdev's space) of each other's fullness.
+
+    Each rewrite is copy-on-write: the new copy goes where the allocator puts new data
+    (``shares(free bytes per vdev)``: :func:`bias_shares`, or the throttle's split), and the
+    old copy's blocks are freed where they were, in proportion to each vdev's allocated bytes
+    (``dsl_free()`` → ``metaslab_free()``). Writing new data alone never evens a pool out:
+    with shares in proportion to free space every vdev's free space shrinks by the same
+    fraction. Integrated in steps of 1/``steps_per_pass`` of the data, up to ``limit`` × it.
+    """
+    if len(allocated) != len(space):
+        raise ValueError("one space per vdev")
+    alloc = [float(a) for a in allocated]
+    data = sum(alloc)
+    step = data / steps_per_pass if data else 0.0
+
+    def fullness() -> tuple[float, ...]:
+        return tuple(a / s if s else 0.0 for a, s in zip(alloc, space, strict=True))
+
+    curve = [(0, fullness())]
+    done = 0.0
+    while data and done < limit * data:
+        spread = max(curve[-1][1]) - min(curve[-1][1])
+        if spread <= within:
+            return EveningOut(tuple(curve), int(done), within)
+        free = [max(0, int(s - a)) for s, a in zip(space, alloc, strict=True)]
+        put = shares(free)
+        alloc = [a + step * p - step * a / data for a, p in zip(alloc, put, strict=True)]
+        done += step
+        curve.append((int(done), fullness()))
+    spread = max(curve[-1][1]) - min(curve[-1][1])
+    return EveningOut(tuple(curve), int(done) if spread <= within and data else None, within)

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from zsim.analytic.validity import validity
 from zsim.capacity import CapacityReport, VdevCapacity, capacity
 from zsim.errors import ZsimError
-from zsim.grow.alloc_bias import bias_shares, group_aliquot, throttled_split
+from zsim.grow.alloc_bias import bias_shares, evening_out, group_aliquot, throttled_split
 from zsim.grow.plan import GrowPlan, plan_grow
 from zsim.grow.reflow import ReflowInput, ReflowResult, simulate_reflow
 from zsim.grow.result import SPACE_KEYS, GrowResult
@@ -30,10 +31,13 @@ from zsim.resilver.run import pool_scrub_seconds
 from zsim.scenario import Scenario
 from zsim.simulate import simulate
 from zsim.zfs.compression import compressed_psize
+from zsim.zfs.expansion import allocated_before_attach
 from zsim.zfs.version import parse_zfs_version
 
 
-def _capacity(sc: Scenario, disk_sizes: dict[str, int], fill: float) -> CapacityReport:
+def grow_capacity(sc: Scenario, disk_sizes: Mapping[str, int], fill: float) -> CapacityReport:
+    """:func:`zsim.capacity` of a scenario's pool as ``zsim grow`` reads it: the pool ``fill``
+    full before its first attach, each later attach moving the same data."""
     return capacity(
         sc.layout_tree(),
         sc.hardware.disk.size_bytes,
@@ -41,8 +45,9 @@ def _capacity(sc: Scenario, disk_sizes: dict[str, int], fill: float) -> Capacity
         zfs_version=parse_zfs_version(sc.hardware.zfs_version),
         partitioning=sc.pool.partitioning,  # type: ignore[arg-type]
         logical_sector=sc.hardware.disk.logical_sector_bytes,
-        disk_sizes=disk_sizes or None,
+        disk_sizes=dict(disk_sizes) or None,
         fill_at_attach=fill,
+        written_between_attaches=False,  # zpool attach one after another: the same data
     )
 
 
@@ -93,10 +98,10 @@ def _reflows(
     sc = plan.before
     target = _data_vdevs(sc)[plan.vdev_index]
     ashift = sc.pool.ashift
-    sector = 1 << ashift
-    vcap = _normal(cap_before)[plan.vdev_index]
     steps = _normal(cap_after)[plan.vdev_index].steps
-    allocated = int(fill * vcap.metaslab_bytes) // sector * sector
+    # what each attach copies: the data there before the first, moved again by each later
+    # one (the reading of the space figures and of the engines' old-width regions)
+    allocated_at = allocated_before_attach(steps, fill, ashift, refill=False)
     ratio = sc.pool.compress_ratio if sc.pool.compression != "off" else 1.0
     psize = compressed_psize(sc.pool.recordsize, ratio, ashift)
     block = psize_to_asize(target.as_created(), psize, ashift)
@@ -104,6 +109,7 @@ def _reflows(
     out = []
     for k, step_sc in enumerate(plan.steps):
         at = steps[target.attached + k]  # the vdev before this attach
+        allocated = allocated_at[target.attached + k]
         ri = ReflowInput(
             scenario=_with_allocated(step_sc, reported),
             vdev_index=plan.vdev_index,
@@ -127,14 +133,51 @@ def _analytic(sc: Scenario, seed: int) -> dict[str, Any]:
     reason = validity(sc)
     if reason is not None:
         return {"engine": "analytic", "declined": reason}
-    r = simulate(sc, engine="analytic", seed=seed)
+    return _answer(sc, simulate(sc, engine="analytic", seed=seed), "analytic")
+
+
+def _des(sc: Scenario, seed: int) -> dict[str, Any]:
+    """The workload on the discrete-event engine, bounded (5 % CI, 120 simulated s, 60 s of
+    wall time): what the analytic answer is checked against."""
+    r = simulate(sc, engine="des", seed=seed, target_ci=0.05, max_sim_seconds=120.0)
+    out = _answer(sc, r, "des")
+    out["precision"] = r.ci_rel
+    return out
+
+
+def _answer(sc: Scenario, r: Any, engine: str) -> dict[str, Any]:
     return {
-        "engine": "analytic",
+        "engine": engine,
         "layout": sc.pool.layout,
+        "fill_at_attach": sc.pool.fill_at_attach,
         "read": r.read.to_dict(),
         "write": r.write.to_dict(),
         "limit": r.limit,
     }
+
+
+def _old_blocks(sc: Scenario, fill: float) -> Scenario:
+    """``sc`` (the grown pool) with the blocks written before the attaches at the width they
+    were born at: the pool was ``fill`` full before the first (``pool.fill_at_attach``)."""
+    tree = sc.layout_tree()
+    if not fill or not any(v.attached for v in getattr(tree, "vdevs", ())):
+        return sc
+    pool = dataclasses.replace(sc.pool, fill_at_attach=fill, written_between_attaches=False)
+    return dataclasses.replace(sc, pool=pool)
+
+
+def _performance(
+    plan: GrowPlan, fill: float, usable_before: int, seed: int, engine: Any
+) -> dict[str, Any]:
+    """The workload before, after on the data already there (old blocks at their width),
+    and for an attach after on data written since (every block at the new width)."""
+    after = _with_allocated(plan.after, int(fill * usable_before))
+    cases = {"before": plan.before, "after": _old_blocks(after, fill)}
+    if plan.kind == "attach" and fill:
+        cases["after_new_data"] = dataclasses.replace(
+            after, pool=dataclasses.replace(after.pool, fill_at_attach=0.0)
+        )
+    return {key: engine(case, seed) for key, case in cases.items()}
 
 
 def _spread(
@@ -150,7 +193,7 @@ def _spread(
     if plan.kind == "add-vdev":
         alloc = [int(fill * s) if i < n_old else 0 for i, s in enumerate(space)]
     else:
-        before = _normal(_capacity(plan.before, {}, fill))
+        before = _normal(grow_capacity(plan.before, {}, fill))
         alloc = [int(fill * b.metaslab_bytes) for b in before]
     free = [s - a for s, a in zip(space, alloc, strict=True)]
     aliquots = [group_aliquot(v) for v in vdevs]
@@ -170,10 +213,16 @@ def _spread(
         ],
     }
     total = after_perf.get("write", {}).get("bytes_per_s", 0.0)
+
+    def by_bias(free: Sequence[int]) -> Sequence[float]:
+        return bias_shares(free, aliquots, block)
+
     if "declined" in after_perf or total <= 0:
         out["note"] = "no write rate from the analytic engine: shares only"
+        out["evening_out"] = {"unthrottled": _evening(alloc, space, by_bias, 0.0)}
         return out
     capacities = [total * b for b in balanced]
+    evening: dict[str, Any] = {}
     for throttle, key in ((True, "throttled"), (False, "unthrottled")):
         split = throttled_split(preferred, capacities, total, throttle=throttle)
         out[key] = {
@@ -183,7 +232,32 @@ def _spread(
                 r / c if c else 0.0 for r, c in zip(split.rates, capacities, strict=True)
             ],
         }
+
+        def placed(free: Sequence[int], throttle: bool = throttle) -> Sequence[float]:
+            # where a rewrite's new copy goes at the workload's write rate
+            cut = throttled_split(by_bias(free), capacities, total, throttle=throttle)
+            return [r / cut.total for r in cut.rates] if cut.total else by_bias(free)
+
+        evening[key] = _evening(alloc, space, placed, split.total)
+    out["evening_out"] = evening
     return out
+
+
+def _evening(
+    alloc: list[int], space: list[int], shares: Any, rate: float, points: int = 21
+) -> dict[str, Any]:
+    """The vdevs evening out as the data is rewritten (:func:`evening_out`), for JSON: the
+    bytes (and seconds at ``rate``) until within 5 points, and the curve thinned to
+    ``points``."""
+    ev = evening_out(alloc, space, shares)
+    keep = max(1, -(-len(ev.curve) // points))
+    curve = [*ev.curve[::keep], *([ev.curve[-1]] if (len(ev.curve) - 1) % keep else [])]
+    return {
+        "within": ev.within,
+        "bytes_rewritten": ev.bytes_to_even,
+        "seconds": ev.bytes_to_even / rate if ev.bytes_to_even is not None and rate else None,
+        "curve": [{"bytes_rewritten": b, "vdev_allocated_fraction": list(f)} for b, f in curve],
+    }
 
 
 def _notes(plan: GrowPlan, reflows: tuple[ReflowResult, ...]) -> list[str]:
@@ -194,8 +268,9 @@ def _notes(plan: GrowPlan, reflows: tuple[ReflowResult, ...]) -> list[str]:
             f"{_data_vdevs(plan.before)[plan.vdev_index].parity}): no degraded window"
         )
         notes.append(
-            "the performance after is for data written after the attach (the new width); "
-            "blocks written before keep their old width until rewritten"
+            "performance after: reads of the data already there, whose blocks keep the width "
+            "they were born at (OpenZFS's expanded map); 'after, new data' is for data written "
+            "since (or rewritten), at the new width"
         )
     else:
         notes.append(
@@ -214,26 +289,32 @@ def simulate_grow(
     reflow: bool = True,
     under_load: bool = False,
     seed: int = 1,
+    des: bool = False,
 ) -> GrowResult:
-    """Grow ``sc``'s pool (see the module docstring); ``reflow=False`` skips the DES."""
+    """Grow ``sc``'s pool (see the module docstring); ``reflow=False`` skips the reflow's
+    DES; ``des=True`` also runs the workload before and after on the discrete-event engine
+    (``performance.des``), bounded, beside the analytic answers."""
     started = time.perf_counter()
     if not isinstance(sc, Scenario):
         raise ZsimError("grow: sc must be a Scenario (from load_scenario)")
+    if not isinstance(des, bool):
+        raise ZsimError(f"grow: des {des!r} must be True or False")
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ZsimError(f"grow: seed {seed!r} must be a whole number ≥ 0")
     plan = plan_grow(sc, attach=attach, add_vdev=add_vdev, vdev=vdev, new_disk_size=new_disk_size)
-    cap_before = _capacity(plan.before, {}, 0.0)
+    cap_before = grow_capacity(plan.before, {}, 0.0)
     fill = _fill(sc, cap_before.usable_bytes)
-    cap_before = _capacity(plan.before, {}, fill)
-    cap_after = _capacity(plan.after, plan.disk_sizes, fill)
+    cap_before = grow_capacity(plan.before, {}, fill)
+    cap_after = grow_capacity(plan.after, plan.disk_sizes, fill)
     reflows: tuple[ReflowResult, ...] = ()
     seconds: float | None = None
     if plan.kind == "attach" and reflow:
         reflows = _reflows(plan, cap_before, cap_after, fill, seed, under_load)
         seconds = float(sum(r.seconds for r in reflows))
-    before_perf = _analytic(plan.before, seed)
-    after_perf = _analytic(_with_allocated(plan.after, int(fill * cap_before.usable_bytes)), seed)
-    performance: dict[str, Any] = {"before": before_perf, "after": after_perf}
+    performance: dict[str, Any] = _performance(plan, fill, cap_before.usable_bytes, seed, _analytic)
+    if des:
+        performance["des"] = _performance(plan, fill, cap_before.usable_bytes, seed, _des)
+    after_perf = performance.get("after_new_data", performance["after"])
     spread = _spread(plan, cap_after, fill, after_perf)
     if spread is not None:
         performance["spread"] = spread

@@ -137,3 +137,52 @@ def raidz_column_map(offset: int, psize: int, ashift: int, width: int, parity: i
         skip_start=skip_start,
         ashift=ashift,
     )
+
+
+def raidz_expanded_reads(
+    offset: int, psize: int, ashift: int, physical_width: int, logical_width: int, parity: int
+) -> list[tuple[int, int, int]]:
+    """Leaf reads of a block born at ``logical_width`` on a raidz vdev since expanded to
+    ``physical_width`` children, once the reflow has passed it: ``[(child, child_offset,
+    bytes), ...]``.
+
+    ``vdev_raidz_map_alloc_expanded()`` (OpenZFS 2.3, ``vdev_raidz.c``) keeps the block's
+    logical rows of ``logical_width`` sectors (parity first, then data, the last row ``bc``
+    wide) and puts row sector ``c`` of the row starting at vdev sector ``b`` on child
+    ``(b + c) mod physical_width`` at child sector ``(b + c) div physical_width``. So the
+    block's ``tot`` sectors are the vdev sectors ``b0 … b0 + tot − 1`` dealt round-robin over
+    every child, each child's share contiguous. A block of several rows is read whole,
+    parity included: from ``raidz_io_aggregate_rows`` (4) rows as one physical read per
+    child (``vdev_raidz_io_start_read_phys_cols()``), below that row by row with
+    ``forceparity`` (``vdev_raidz_io_start_read()``), which the leaf queue merges into the
+    same run. A one-row block reads its data sectors only (raidz1 swaps the parity and first
+    data sector on odd MiB, as :func:`raidz_columns`).
+    """
+    if not parity < logical_width <= physical_width:
+        raise ValueError(
+            f"logical width {logical_width} must exceed parity {parity} and be at most the "
+            f"physical width {physical_width}"
+        )
+    sector = 1 << ashift
+    if offset % sector:
+        raise ValueError(f"raidz offset {offset} is not a multiple of the sector size {sector}")
+    b0 = offset >> ashift
+    s = ((psize - 1) >> ashift) + 1
+    q, r = divmod(s, logical_width - parity)
+    tot = s + parity * (q + (0 if r == 0 else 1))
+    if tot > logical_width:  # several rows: every sector, parity too
+        ranges = [(b0, b0 + tot)]
+    elif parity == 1 and (offset & (1 << 20)) and tot > 1:
+        ranges = [(b0, b0 + 1), (b0 + 2, b0 + tot)]  # data in column 0's place
+    else:
+        ranges = [(b0 + parity, b0 + tot)]
+    out: list[tuple[int, int, int]] = []
+    width = physical_width
+    for lo, hi in ranges:
+        for child in range(width):
+            first = lo + (child - lo) % width
+            if first >= hi:
+                continue
+            count = (hi - 1 - first) // width + 1
+            out.append((child, (first // width) << ashift, count << ashift))
+    return out

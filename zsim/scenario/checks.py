@@ -262,6 +262,26 @@ def _check_failed_block(
         )
 
 
+def check_fill_at_attach(pool: Any) -> None:
+    """``pool.fill_at_attach`` (above 0) needs a raidz vdev with disks attached, below 1, and
+    a healthy pool (degraded reads of older-width blocks are not modelled)."""
+    if pool.fill_at_attach >= 1:
+        raise bad_value("pool", "fill_at_attach", pool.fill_at_attach)
+    layout = layout_of(pool.layout)
+    vdevs = getattr(layout, "vdevs", ())
+    if not any(getattr(v, "attached", 0) for v in vdevs):
+        raise ScenarioError(
+            f"pool.fill_at_attach applies to a raidz vdev with disks attached (RAIDZ "
+            f'expansion, e.g. "raidz2 6+2"); {pool.layout!r} has none: remove the key, or '
+            f"spell the layout as created plus attached"
+        )
+    if pool.failed:
+        raise ScenarioError(
+            "pool.failed together with pool.fill_at_attach: zsim does not model degraded reads "
+            "of blocks born before an attach; drop one of the two"
+        )
+
+
 def both_fill_and_allocated() -> ScenarioError:
     return ScenarioError(
         "pool.fill and pool.allocated are both given; they are alternatives, keep one "

@@ -112,6 +112,8 @@ KEYS: dict[str, dict[str, _Key]] = {
         "cache_fill": _Key("float", "a fraction 0…1 of the cache devices", "0.5"),
         "fill": _Key("float", "a fraction 0…1 of usable space", "0.5"),
         "allocated": _Key("size", "a size", '"659GiB"'),
+        "fill_at_attach": _Key("float", "a fraction 0…1 (below 1) of each expanded vdev", "0.6"),
+        "written_between_attaches": _Key("bool", "true or false", "false"),
         "partitioning": _enum(PARTITIONINGS, "linux"),
         "failed": _Key("names", "a list of device names from pool.layout", '["sdc"]'),
     },

@@ -8,6 +8,7 @@ quantities are in SI base units.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
@@ -25,6 +26,7 @@ from zsim.scenario.checks import (
     check_enum,
     check_failed,
     check_features,
+    check_fill_at_attach,
     check_fio,
     check_foreign_defaults,
     check_profile,
@@ -52,6 +54,7 @@ from zsim.scenario.keys import (
 from zsim.scenario.toml_write import changed_items, hardware_items, pool_items, workload_items
 from zsim.toml_text import toml_key
 from zsim.units import GiB, KiB, parse_ashift
+from zsim.zfs.expansion import ExpansionStep, born_regions
 from zsim.zfs.version import CURRENT, ZfsVersion, parse_zfs_version
 
 # ---------------------------------------------------------------- the dataclasses
@@ -193,6 +196,16 @@ class Pool:
             ``allocated`` is given.
         allocated: bytes allocated, instead of ``fill`` (default ``None``); giving both is
             an error.
+        fill_at_attach: for a layout with an expanded raidz vdev (``raidz2 6+2``), how full
+            (a fraction 0…<1 of its allocatable space) each such vdev was before each of its
+            attaches (default 0: expanded while empty, every block at the full width). The
+            blocks written before an attach keep the width they were born at, and reads of
+            them follow OpenZFS's expanded map (:func:`zsim.zfs.expansion.born_regions`);
+            the same reading as ``zsim capacity --fill-at-attach``.
+        written_between_attaches: with ``fill_at_attach``, whether the pool was that full
+            before *each* attach (default ``True``: data written between the attaches) or
+            before the first only, the later attaches moving the same data (``False``, as
+            ``zsim grow --attach N`` does).
         partitioning: linux | none, see :mod:`zsim.capacity` (default ``"linux"``).
         failed: leaf devices that are missing (FAULTED or removed), by the names the layout
             gives them (``"raidz2 8"`` names sda…sdh), as a tuple (default ``()``: healthy;
@@ -223,6 +236,8 @@ class Pool:
     cache_fill: float = 1.0
     fill: float = 0.5
     allocated: int | None = None
+    fill_at_attach: float = 0.0
+    written_between_attaches: bool = True
     partitioning: str = "linux"
     failed: tuple[str, ...] = ()
 
@@ -245,6 +260,11 @@ class Pool:
             check_size("pool", "allocated", self.allocated)
             if self.fill != Pool.fill:
                 raise both_fill_and_allocated()
+        check_real("pool", "fill_at_attach", self.fill_at_attach, 0.0, 1.0)
+        if not isinstance(self.written_between_attaches, bool):
+            raise bad_value("pool", "written_between_attaches", self.written_between_attaches)
+        if self.fill_at_attach:
+            check_fill_at_attach(self)
         check_failed(self)
 
 
@@ -466,7 +486,16 @@ class Scenario:
             zfs_version=parse_zfs_version(self.hardware.zfs_version),
             partitioning=self.pool.partitioning,  # type: ignore[arg-type]
             logical_sector=self.hardware.disk.logical_sector_bytes,
+            fill_at_attach=self.pool.fill_at_attach,
+            written_between_attaches=self.pool.written_between_attaches,
         )
+
+    def born_regions(self, steps: Sequence[ExpansionStep]) -> tuple[tuple[int, int], ...]:
+        """Where a data vdev's blocks of older widths lie (:func:`zsim.zfs.expansion.
+        born_regions`), from its expansion ``steps`` and ``pool.fill_at_attach`` /
+        ``written_between_attaches``; empty for a vdev never expanded."""
+        pool = self.pool
+        return born_regions(steps, pool.fill_at_attach, pool.ashift, pool.written_between_attaches)
 
     def to_dict(self) -> dict[str, Any]:
         """The resolved scenario as plain JSON-able data (profiles in full, SI base units)."""

@@ -69,6 +69,9 @@ def pool_items(pool: PoolFields) -> dict[str, Any]:
         items[key] = size_text(items[key])
     if not pool.failed:
         del items["failed"]
+    if not pool.fill_at_attach:  # a RAIDZ expansion's history: only when it has one
+        del items["fill_at_attach"]
+        del items["written_between_attaches"]
     if pool.allocated is None:
         del items["allocated"]
     else:

@@ -280,13 +280,15 @@ class PoolStep:
 
 
 def pool_expansion_steps(
-    vdevs: Sequence[VdevSpace], version: ZfsVersion, fill: float = 0.0
+    vdevs: Sequence[VdevSpace], version: ZfsVersion, fill: float = 0.0, refill: bool = True
 ) -> tuple[PoolStep, ...]:
     """The pool's four figures as created and after every attach, in attach order.
 
     Attaches run one at a time pool-wide (``spa_vdev_attach()`` refuses a second while one
     runs), in layout order: every attach of vdev 0, then of vdev 1, …. ``vdevs`` lists every
-    top-level vdev that has space (cache and spare devices left out). The slop is the pool's
+    top-level vdev that has space (cache and spare devices left out). ``fill``: the pool was
+    that full before each attach (``refill``) or before the first only, later attaches moving
+    the same data (not ``refill``). The slop is the pool's
     (``spa_get_slop_space()`` on the normal class's reported dspace), shared among normal
     vdevs in proportion to their space (:func:`zsim.zfs.space.slop_shares`).
     """
@@ -306,7 +308,7 @@ def pool_expansion_steps(
                 if v.vclass != "normal" or not fill:
                     continue
                 have = sum(c for c, _ in charged[j])
-                target = int(share * previous[j])
+                target = int(share * (previous[j] if refill else out[0].vdev_usable_bytes[j]))
                 if target > have:
                     charged[j].append((target - have, v.steps[at[j]].block_asize))
             at[i] = k
@@ -364,3 +366,45 @@ def _pool_step(
         vdev_new_data_bytes=tuple(real),
         vdev_after_rewrite_bytes=tuple(after),
     )
+
+
+def allocated_before_attach(
+    steps: Sequence[ExpansionStep], fill: float, ashift: int, refill: bool = True
+) -> list[int]:
+    """Bytes allocated on a vdev when each of its attaches starts, which that attach's reflow
+    copies, in whole sectors. ``fill`` is the engines' reading of ``pool.fill`` (a fraction of
+    the metaslab space): with ``refill`` the vdev was that full before each attach, so before
+    attach ``k`` it held ``fill`` × the metaslab space of step ``k − 1``; without, it was
+    that full before its first attach and nothing was written since (``zpool attach`` one
+    after another: every reflow copies the same data)."""
+    if not 0 <= fill < 1:
+        raise ZsimError(f"fill at attach {fill!r} must be ≥ 0 and < 1 (0.8 = 80 % full)")
+    return [
+        int(fill * (s if refill else steps[0]).metaslab_bytes) >> ashift << ashift
+        for s in steps[:-1]
+    ]
+
+
+def born_regions(
+    steps: Sequence[ExpansionStep], fill: float, ashift: int, refill: bool = True
+) -> tuple[tuple[int, int], ...]:
+    """Where a vdev's blocks born before its attaches lie: ``((end, width), ...)``, vdev byte
+    offsets from 0, ascending. A block below ``end`` (and above the previous end) keeps the
+    logical ``width`` it was written at (``vdev_raidz_get_logical_width()`` of its birth
+    txg); everything above the last ``end`` is at the current width.
+
+    The vdev filled from the start (metaslabs in offset order, as zsim lays files out) to
+    :func:`allocated_before_attach` before each attach; the part above the previous attach's
+    line was written at the width between the two. The reflow moves no block to another vdev
+    offset (``raidz_reflow_impl()`` copies vdev sector ``b`` of the old geometry to sector
+    ``b`` of the new), so the regions stay where they were written. Empty for a vdev never
+    expanded or a ``fill`` of 0: every block at the current width.
+    """
+    out: list[tuple[int, int]] = []
+    end = 0
+    lines = allocated_before_attach(steps, fill, ashift, refill)
+    for line, before in zip(lines, steps, strict=False):
+        if line > end:
+            out.append((line, before.width))
+            end = line
+    return tuple(out)

@@ -290,8 +290,10 @@ def _performance(design: model.Design, inputs: gv.GrowInputs) -> list[dict[str, 
     st.dataframe(shown, hide_index=True, width="stretch")
     reasons = gv.declined_reasons(results)
     st.caption(
-        "Analytic engine, each workload at its recordsize. After an attach: data written at "
-        "the new width (old blocks keep the old width until rewritten)."
+        "Analytic engine, each workload at its recordsize. After an attach, reads of the "
+        "data already there find its blocks at the width they were born at (OpenZFS's "
+        "expanded map: every disk, parity read too); 'new data' is data written since, or "
+        "rewritten, at the new width. Writes are always new blocks."
         + "".join(f" {name} — the analytic engine declines: {why}." for name, why in reasons)
     )
     spread = gv.spread_rows(next(iter(results.values()))) if results else []
