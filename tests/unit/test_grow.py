@@ -138,6 +138,17 @@ def test_add_vdev_spreads_writes_by_free_space():
     assert r.space_after["usable_bytes"] > 1.9 * r.space_before["usable_bytes"]
 
 
+def test_after_zpool_add_reads_of_the_data_already_there_run_as_before():
+    r = zsim.grow(_scenario("raidz2 8", 0.8), add_vdev="raidz2 8")  # random 128K reads
+    perf = r.performance
+    assert perf["after"]["read"] == perf["before"]["read"]
+    assert "before zpool add" in perf["after"]["data"]
+    # data written since spreads over both vdevs: twice the spindles
+    assert (
+        perf["after_new_data"]["read"]["bytes_per_s"] > 1.3 * perf["before"]["read"]["bytes_per_s"]
+    )
+
+
 @pytest.mark.parametrize(
     ("args", "words"),
     [

@@ -166,18 +166,37 @@ def _old_blocks(sc: Scenario, fill: float) -> Scenario:
     return dataclasses.replace(sc, pool=pool)
 
 
+def _reads_only(sc: Scenario) -> bool:
+    w = sc.workload
+    return w.rw in ("read", "randread") if w.tool == "fio" else w.direction == "read"
+
+
 def _performance(
     plan: GrowPlan, fill: float, usable_before: int, seed: int, engine: Any
 ) -> dict[str, Any]:
-    """The workload before, after on the data already there (old blocks at their width),
-    and for an attach after on data written since (every block at the new width)."""
+    """The workload before; after, on the data already there; and on data written since.
+
+    After an attach the data already there keeps its blocks' width (``after``), data written
+    since has the new one (``after_new_data``). ``zpool add`` copies nothing: the data
+    already there stays on the old vdevs, so reads of it run as before, and only data
+    written since spreads over every vdev (``after_new_data``; for writes the rotor and the
+    allocation throttle, which keeps every vdev busy, :func:`_spread`).
+    """
     after = _with_allocated(plan.after, int(fill * usable_before))
-    cases = {"before": plan.before, "after": _old_blocks(after, fill)}
-    if plan.kind == "attach" and fill:
-        cases["after_new_data"] = dataclasses.replace(
-            after, pool=dataclasses.replace(after.pool, fill_at_attach=0.0)
-        )
-    return {key: engine(case, seed) for key, case in cases.items()}
+    out = {"before": engine(plan.before, seed)}
+    if plan.kind == "attach":
+        out["after"] = engine(_old_blocks(after, fill), seed)
+        if fill:
+            new = dataclasses.replace(after.pool, fill_at_attach=0.0)
+            out["after_new_data"] = engine(dataclasses.replace(after, pool=new), seed)
+        return out
+    out["after_new_data"] = spread = engine(after, seed)
+    if _reads_only(plan.before):
+        out["after"] = {**out["before"], "data": "on the vdevs that held it before zpool add"}
+    else:
+        out["after"] = {**spread, "data": "reads spread over every vdev, as for data written "
+                        "since; data written before zpool add stays on the old vdevs"}  # fmt: skip
+    return out
 
 
 def _spread(

@@ -293,7 +293,9 @@ def _performance(design: model.Design, inputs: gv.GrowInputs) -> list[dict[str, 
         "Analytic engine, each workload at its recordsize. After an attach, reads of the "
         "data already there find its blocks at the width they were born at (OpenZFS's "
         "expanded map: every disk, parity read too); 'new data' is data written since, or "
-        "rewritten, at the new width. Writes are always new blocks."
+        "rewritten, at the new width. After zpool add, the data already there stays on the "
+        "old vdevs, so its reads run as before; 'new data' is spread over every vdev. Writes "
+        "are always new blocks."
         + "".join(f" {name} — the analytic engine declines: {why}." for name, why in reasons)
     )
     spread = gv.spread_rows(next(iter(results.values()))) if results else []
