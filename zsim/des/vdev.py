@@ -613,12 +613,14 @@ class TopVdev:
         done: Callback,
         flush: bool = False,
         track: list[tuple[LeafQueue, Zio]] | None = None,
+        width: int | None = None,
     ) -> int:
         """Issue a block read or write; ``done`` when every leaf I/O finished (``flush``: each
         leaf write also reaches stable media, as a ZIL block on a log device does). Returns
         the number of leaf I/Os; ``track`` gets each (leaf queue, zio), so the caller can
-        change their priority later (:meth:`LeafQueue.promote`)."""
-        ios = self.leaf_ios(offset, psize, is_write)
+        change their priority later (:meth:`LeafQueue.promote`); ``width`` as
+        :meth:`leaf_ios`."""
+        ios = self.leaf_ios(offset, psize, is_write, width)
         if self.failed and self._rebuilt and self.on_reconstruct is not None:
             done = functools.partial(self.on_reconstruct, self._rebuilt, done)
         countdown = Countdown(len(ios), done)

@@ -311,8 +311,7 @@ class ZfsModel:
         self.file_start = []
         for t, (start, share) in zip(self.tops, lay.spans, strict=True):
             self.file_start.append(start)
-            # new blocks go above the data born before an attach, at the current width
-            t.allocate_from(min(t.space, max(start + share, t.born[-1][0] if t.born else 0)))
+            t.allocate_from(min(t.space, start + share))
 
     def locate(self, key: tuple[int, int]) -> tuple[int, int]:
         """(vdev index, vdev offset) of a record."""
@@ -402,9 +401,13 @@ class ZfsModel:
         v, offset = self.locate(key)
         psize = self.record_psize(key)
         self.l2_pending_feed += psize  # evicts another record, which the feed may take
-        self.tops[v].io(
-            offset, psize, False, klass, lambda: self._read_done(key, use_cache), track=track
-        )
+        top = self.tops[v]
+        # a record rewritten in the run is a new block, at the current width wherever it is
+        width = top.vdev.width if top.born and key in self.location else None
+        top.io(
+            offset, psize, False, klass, lambda: self._read_done(key, use_cache), track=track,
+            width=width,
+        )  # fmt: skip
         return False
 
     def _read_done(self, key: tuple[int, int], use_cache: bool) -> None:
