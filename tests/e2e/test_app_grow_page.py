@@ -150,6 +150,14 @@ def test_adding_a_vdev_shows_the_spread_and_no_reflow() -> None:
     assert [r["share of new writes"] for r in spread] == [
         f"{v['share_by_free_space']:.0%}" for v in res.performance["spread"]["vdevs"]
     ]
+    # how much rewriting evens the vdevs out, from the library's figure for the page's first
+    # workload (1 MiB writes: the write rate gives the hours)
+    first = ui.scenario_from_toml(
+        gv.grow_toml(design, gv.GrowInputs(kind="add-vdev", add_vdev="raidz2 8"), "backup-1m-write")
+    )
+    evening = gv.evening_text(zsim.grow(first, add_vdev="raidz2 8", reflow=False, seed=1))
+    assert evening is not None and "Evening out" in evening
+    assert any(m.value == evening for m in at.markdown)
 
 
 def test_a_sidebar_change_does_not_wait_for_the_reflow() -> None:

@@ -34,7 +34,7 @@ from zsim.grow.run import grow_capacity, simulate_grow
 from zsim.layout.grammar import parse_layout
 from zsim.layout.tree import ZfsLayout
 from zsim.scenario import Scenario, scenario_from_dict
-from zsim.units import MB, TB, TiB
+from zsim.units import MB, TB, TiB, format_size, format_time
 
 #: the two ways to grow a pool, as the page's radio offers them
 KINDS = ("attach", "add-vdev")
@@ -391,6 +391,25 @@ def declined_reasons(results: Mapping[str, GrowResult]) -> list[tuple[str, str]]
         label = model.PRESET_LABELS.get(name, "Custom (fio-like)")
         out += [(label, figures.short_reason(w, 240)) for w in sorted(why)]
     return out
+
+
+def evening_text(result: GrowResult) -> str | None:
+    """How much rewriting evens the vdevs out (``performance.spread.evening_out``), in words,
+    or ``None`` for a pool of one vdev."""
+    spread = result.performance.get("spread") or {}
+    evening = spread.get("evening_out")
+    if not evening:
+        return None
+    e = evening.get("throttled") or evening["unthrottled"]
+    within = f"within {e['within'] * 100:.0f} points of fullness of each other"
+    if e["bytes_rewritten"] is None:
+        return f"Rewriting the data ten times over does not bring the vdevs {within}."
+    when = f", {format_time(e['seconds'])} at the write rate" if e["seconds"] else ""
+    return (
+        f"**Evening out.** New writes alone keep the imbalance (each vdev's free space shrinks "
+        f"by the same fraction); rewrites of the old data free it where it was, and after "
+        f"{format_size(e['bytes_rewritten'])} rewritten{when}, the vdevs are {within}."
+    )
 
 
 def spread_rows(result: GrowResult) -> list[dict[str, Any]]:

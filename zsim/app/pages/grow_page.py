@@ -306,6 +306,9 @@ def _performance(design: model.Design, inputs: gv.GrowInputs) -> list[dict[str, 
             "the others take the rest:"
         )
         st.dataframe(spread, hide_index=True, width="stretch")
+        evening = gv.evening_text(next(iter(results.values())))
+        if evening:
+            st.markdown(evening)
     return rows
 
 
