@@ -182,6 +182,7 @@ def test_grow_reports_old_and_new_data_and_both_engines():
     assert perf["after_new_data"]["fill_at_attach"] == 0.0
     for key in ("before", "after", "after_new_data"):
         assert perf["des"][key]["engine"] == "des"
+        assert 0 < perf["des"][key]["ci_rel"] < 0.2  # DESIGN.md §5: a des result's ci_rel
         assert perf["des"][key]["read"]["bytes_per_s"] > 0
     with pytest.raises(ZsimError, match="des"):
         zsim.grow(sc, attach=1, reflow=False, des="yes")  # type: ignore[arg-type]

@@ -141,7 +141,7 @@ def _des(sc: Scenario, seed: int) -> dict[str, Any]:
     wall time): what the analytic answer is checked against."""
     r = simulate(sc, engine="des", seed=seed, target_ci=0.05, max_sim_seconds=120.0)
     out = _answer(sc, r, "des")
-    out["precision"] = r.ci_rel
+    out["ci_rel"] = r.ci_rel
     return out
 
 
