@@ -152,13 +152,6 @@ def _resilver_jobs() -> ResilverJobs:
     return ResilverJobs()
 
 
-def finished_resilver(scenario_toml: str, seed: int = 1) -> Any | None:
-    """The resilver of a scenario as the page has it: the analytic scan's, else the
-    background worker's if it finished, else ``None``. Never starts a run."""
-    fast = fast_resilver(scenario_toml, seed)
-    return fast if fast is not None else _resilver_jobs().result(scenario_toml, seed)
-
-
 def resilver_if_ready(scenario_toml: str, seed: int = 1) -> Any | None:
     """The background resilver of a scenario if it is done, else ``None`` (and it is
     started, unless it runs already). Raises what the run raised."""
