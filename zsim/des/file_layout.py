@@ -42,18 +42,19 @@ def file_layout(
     rotor's bytes per visit. The start of a vdev's span decides the width its records were
     born at (a second pass re-spaces them if that is an older width)."""
     sector = 1 << ashift
-    born = list(asizes)
-    while True:
-        per_visit = [max(1, -(-q // a)) for q, a in zip(aliquots, born, strict=True)]
+
+    def place(spacing: Sequence[int]) -> FileLayout:
+        per_visit = [max(1, -(-q // a)) for q, a in zip(aliquots, spacing, strict=True)]
         cycle = sum(per_visit)
         spans = []
-        for t, visit, asize in zip(tops, per_visit, born, strict=True):
+        for t, visit, asize in zip(tops, per_visit, spacing, strict=True):
             share = -(-records // cycle) * visit * asize
             spans.append((max(0, int(t.space * fill) - share) // sector * sector, share))
-        widths = [
-            t.asize_at(t.width_at(start), psize) if t.born else a
-            for t, (start, _), a in zip(tops, spans, asizes, strict=True)
-        ]
-        if widths == born or born != list(asizes):
-            return FileLayout(per_visit, cycle, born, spans)
-        born = widths
+        return FileLayout(per_visit, cycle, list(spacing), spans)
+
+    current = place(asizes)
+    born = [
+        t.asize_at(t.width_at(start), psize) if t.born else a
+        for t, (start, _), a in zip(tops, current.spans, asizes, strict=True)
+    ]
+    return current if born == list(asizes) else place(born)

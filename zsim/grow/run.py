@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from zsim.analytic.validity import validity
@@ -263,7 +263,11 @@ def _spread(
 
 
 def _evening(
-    alloc: list[int], space: list[int], shares: Any, rate: float, points: int = 21
+    alloc: list[int],
+    space: list[int],
+    shares: Callable[[Sequence[int]], Sequence[float]],
+    rate: float,
+    points: int = 21,
 ) -> dict[str, Any]:
     """The vdevs evening out as the data is rewritten (:func:`evening_out`), for JSON: the
     bytes (and seconds at ``rate``) until within 5 points, and the curve thinned to
