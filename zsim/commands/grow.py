@@ -65,8 +65,8 @@ def _perf_table(title: str, perf: dict[str, Any]) -> list[str]:
         )
     for key, label in cols:
         if "declined" in perf[key]:
-            lines.append(f"  {label}: the {title.split('(')[-1].rstrip(')')} engine declines: "
-                         f"{perf[key]['declined']}")  # fmt: skip
+            d = perf[key]
+            lines.append(f"  {label}: the {d['engine']} engine declines: {d['declined']}")
     return lines
 
 
