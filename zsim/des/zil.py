@@ -19,8 +19,16 @@ project's notes ``zfs-internals.md`` §8):
   the lwbs and their indirect blocks touched (``zil_nocacheflush`` = 0).
 * Batching: an lwb that is not full is issued when its commit waiter times out, after
   ``zfs_commit_timeout_pct`` (5 % before 2.3, 10 % from 2.3) of the last lwb's latency.
-  From 2.2 a lone committer (no other commit waiting) issues at once ("ZIL: Detect single-
-  threaded workloads" [recalled from zil.c's ``zl_parallel``, not re-read]).
+  From 2.2 a lone committer (no other commit waiting) issues at once. That is a
+  simplification of ``zil_process_commit_list()``, checked against the source since: in
+  2.2.0–2.2.3 an lwb goes out at once only when the commit found no lwb open or unflushed
+  *and* the timeout would be under ``zil_min_commit_timeout`` (5 µs, i.e. lwbs faster than
+  100 µs) or the lwb is nearly full; from 2.2.4 (``zl_parallel``, commit eff77a802d) when
+  no commit met another's open or unflushed lwb over the last bursts (one job: always;
+  several jobs: rarely). So this rule issues at once more often than the source for
+  several jobs, and for one job on 2.2.0–2.2.3 with slow lwbs. Both engines share it; the
+  source's rule is on branch ``wip/zil-issue-rules`` (the DES there is done, the analytic
+  engine's chain model does not yet agree with it).
 
 Not modelled: the ``zfs_wrlog_data_max`` throttle on log bytes (it delays writers only when
 log data outruns the txg sync by 2 × the dirty limit), ``zil_slog_bulk`` (the class an lwb
