@@ -126,9 +126,17 @@ def _drop_overlap(st: HddState, offset: int, nbytes: int) -> None:
 
 
 def _destage_one(
-    p: HddParams, st: HddState, now: float, t_ready: float, causal: bool = False
+    p: HddParams,
+    st: HddState,
+    now: float,
+    t_ready: float,
+    causal: bool = False,
+    limit: int | None = None,
 ) -> float:
-    """Write the dirty extent with the shortest access (of the oldest few) to the media."""
+    """Write the dirty extent with the shortest access (of the oldest few) to the media, or
+    with ``limit`` only its first ``limit`` bytes (whole physical sectors): the drive frees
+    the room a write needs, or destages until a command arrives, and goes on with the rest
+    later, where it left off, instead of holding the host for the whole extent."""
     dirty = st.dirty
     head = _Head(p, st, now, t_ready)
     best, best_start = 0, math.inf
@@ -137,6 +145,14 @@ def _destage_one(
         if start < best_start:
             best, best_start = i, start
     off, n, ready = dirty[best]
+    if limit is not None and limit < n:
+        part = min(n, max(p.sector, -(-limit // p.sector) * p.sector))
+        if part < n:
+            dirty[best] = (off + part, n - part, ready)
+            st.dirty_bytes -= part
+            if causal and ready > now:
+                now, t_ready = ready, max(t_ready, ready)
+            return _media_op(p, st, now, t_ready, off, part, True)[0]
     del dirty[best]
     st.dirty_bytes -= n
     # ``causal``: data handed over at ``ready`` cannot reach the media earlier. A flush needs
@@ -148,12 +164,16 @@ def _destage_one(
 
 
 def _destage_idle(p: HddParams, st: HddState, now: float, causal: bool = False) -> None:
-    """Pay destage debt in the idle time before ``now``; the last write may run past it."""
+    """Pay destage debt in the idle time before ``now``: each extent, or of a long one the
+    bytes the media can write by ``now``, so the last write runs past ``now`` by its
+    positioning and a sector at most, not by a whole extent."""
     t = st.head_free
     if st.ra_live:
         t = max(t, _avail(st, st.ra_end))  # let read-ahead finish first
     while st.dirty and t < now:
-        t = _destage_one(p, st, t, t, causal)
+        off = st.dirty[0][0]
+        limit = int((now - t) * media_rate(p, min(off, p.capacity - 1) / p.capacity))
+        t = _destage_one(p, st, t, t, causal, limit=limit)
 
 
 def _add_dirty(st: HddState, offset: int, nbytes: int, ready: float) -> None:
@@ -262,7 +282,7 @@ def service(
     if p.write_cache and not needs_flush and n <= p.cache_bytes:
         t_room = t_ready
         while st.dirty_bytes + n > p.cache_bytes:
-            t_room = _destage_one(p, st, start, t_ready)
+            t_room = _destage_one(p, st, start, t_ready, limit=st.dirty_bytes + n - p.cache_bytes)
         _drop_overlap(st, o, n)
         xfer = n / p.buffer_rate
         complete = max(t_ready, t_room) + xfer
