@@ -45,9 +45,10 @@ _NO_SLOG_FLUSH = (
     "enterprise drives; the X300 family's board carries its NVM, see the profile's header). "
     "With power_loss_protection = true on the profile zsim gives +33 % (91 MiB/s at 0.65 ms "
     "per commit, 2.5 commits per lwb; OpenZFS 2.2's zil_process_commit_list() would batch "
-    "more, see zsim/des/zil.py), but the flag is not set yet: with it the DES's drive-cache "
-    "path slows this pool's streaming writes (701 -> 610 MiB/s), which a protected cache "
-    "cannot do"
+    "more, see zsim/des/zil.py), but the flag is not set yet: with it no flush empties the "
+    "drives' 512 MB write caches, and this pool's 60 s streaming-write runs do not settle "
+    "(sync_seq_write 673 -> 600 MiB/s, ±14 %); how much of its buffer a PWC drive lets "
+    "hold dirty data is not published"
 )
 _SLOG_FLUSH = (
     "8 KiB O_SYNC commits on the consumer NVMe SLOG: zsim charges each flush 1 ms (the low "
