@@ -230,9 +230,11 @@ def service(
       end; anything else seeks, waits for rotation and transfers at the local media rate;
       after a read the drive reads ahead ``readahead`` bytes while its head is otherwise free;
     * a write with the write cache on (and no flush) completes after overhead + interface
-      transfer; its media work becomes destage debt, paid whenever the head is idle and,
-      once ``cache_bytes`` are dirty, before the write is accepted, so sustained writes run
-      at the destage rate (destages are sorted like queued commands, ``destage_window``);
+      transfer; its media work becomes destage debt, paid whenever the head is idle (up to
+      the next arrival, to a sector) and, once ``cache_bytes`` are dirty, before the write
+      is accepted (only the room it needs, so a long extent is written in parts), so
+      sustained writes run at the destage rate (destages are sorted like queued commands,
+      ``destage_window``);
     * ``needs_flush`` (FUA write or a cache flush after it, as ZFS issues for the ZIL and txg
       commits): all dirty data, then this write, reach the media before completion;
       ``nbytes = 0`` is a bare flush. With ``persistent_cache`` the cache already counts as
