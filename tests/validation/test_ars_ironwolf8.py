@@ -70,9 +70,13 @@ def test_zsim_beats_the_rule_of_thumb(rows):
     assert s["zsim_median_abs_error"] < s["baseline_median_abs_error"]
 
 
+#: the width runs' precision: each stops at this 95 % CI half-width (or its caps)
+WIDTH_CI = 0.05
+
+
 @pytest.fixture(scope="module")
 def width():
-    shape = ars_width_shape(seed=1, target_ci=0.05)  # shares runs with rows
+    shape = ars_width_shape(seed=1, target_ci=WIDTH_CI)  # shares runs with rows
     print(
         f"\nraidz2 width n+2, per data disk ÷ one disk, n = 2, 4, 6: "
         f"writes {[round(x, 2) for x in shape['write']]}, "
@@ -89,12 +93,20 @@ def test_wide_raidz2_reads_fall_off(width):
 
 
 def test_wide_raidz2_writes_fall_short(width):
-    """Writes: the article's shortfall that grows with width (0.8 per data disk at n = 2)."""
+    """Writes: the article's shortfall that grows with width (0.8 per data disk at n = 2).
+
+    Each step must be larger than the runs' precision (:data:`WIDTH_CI`), or it is the
+    seed's: seeds 1, 2, 3 give [0.964, 0.957, 0.934], [0.956, 0.972, 0.928] and
+    [0.973, 0.953, 0.934] per data disk (2026-11-26), a strict order on two of three."""
     writes = width["write"]
-    shortfall_grows = writes[2] < writes[1] < writes[0] and writes[0] < 1.0
+    step = WIDTH_CI * writes[0]
+    shortfall_grows = (
+        writes[0] - writes[1] > step and writes[1] - writes[2] > step and writes[0] < 1.0
+    )
     if not shortfall_grows:
         pytest.xfail(
-            f"per-data-disk write rates {[round(w, 2) for w in writes]} for n = 2, 4, 6: zsim's "
-            f"full-stripe COW writes scale linearly with width; the mechanism behind the "
-            f"measured shortfall is not identified"
+            f"per-data-disk write rates {[round(w, 2) for w in writes]} for n = 2, 4, 6 fall "
+            f"by less than the runs' {WIDTH_CI:.0%} precision per step: zsim's full-stripe "
+            f"COW writes scale almost linearly with width; the mechanism behind the measured "
+            f"shortfall is not identified"
         )
