@@ -48,8 +48,8 @@ _NO_SLOG_FLUSH = (
     "more, see zsim/des/zil.py), but the flag is not set yet: with it no flush empties the "
     "drives' 512 MB write caches, and this pool's 60 s streaming-write runs do not settle "
     "(sync_seq_write 701 -> 610 MiB/s, ±24 %: a write that finds the cache full waits for "
-    "a whole dirty extent, see branch wip/hdd-partial-destage); how much of its buffer a "
-    "PWC drive lets hold dirty data is not published"
+    "a whole dirty extent, zsim.hardware.hdd.access); how much of its buffer a PWC drive "
+    "lets hold dirty data is not published"
 )
 _SLOG_FLUSH = (
     "8 KiB O_SYNC commits on the consumer NVMe SLOG: zsim charges each flush 1 ms (the low "

@@ -26,9 +26,9 @@ project's notes ``zfs-internals.md`` §8):
   100 µs) or the lwb is nearly full; from 2.2.4 (``zl_parallel``, commit eff77a802d) when
   no commit met another's open or unflushed lwb over the last bursts (one job: always;
   several jobs: rarely). So this rule issues at once more often than the source for
-  several jobs, and for one job on 2.2.0–2.2.3 with slow lwbs. Both engines share it; the
-  source's rule is on branch ``wip/zil-issue-rules`` (the DES there is done, the analytic
-  engine's chain model does not yet agree with it).
+  several jobs, and for one job on 2.2.0–2.2.3 with slow lwbs. Both engines share it, so
+  the source's rule has to change both: the analytic engine's chains
+  (:func:`zsim.analytic.zil_parts.commits_per_lwb`) as well as :meth:`Zil._schedule_issue`.
 
 Not modelled: the ``zfs_wrlog_data_max`` throttle on log bytes (it delays writers only when
 log data outruns the txg sync by 2 × the dirty limit), ``zil_slog_bulk`` (the class an lwb
