@@ -316,6 +316,30 @@ def test_write_cache_reports_fast_but_sustains_the_destage_rate(ironwolf):
     assert sustained < 0.02 / report
 
 
+def test_a_full_cache_frees_only_the_room_a_write_needs(ironwolf):
+    """A sequential stream fills the cache as one extent. A write that finds it full waits
+    while the drive destages about its own size (a track at least), not the whole 64 MiB
+    extent (which held the host for ~0.3 s per write, seconds with a 512 MB cache); the
+    stream then runs at the media rate, and an arrival after idle time waits for the track
+    under way at most."""
+    p, st, now = dataclasses.replace(ironwolf, cache_bytes=64 * MiB), HddState(), 0.0
+    n = 1 * MiB
+    waits = []
+    for i in range(200):
+        dt, _ = service(p, st, now, i * n, n, True)
+        waits.append(dt)
+        now += dt
+        assert st.dirty_bytes <= p.cache_bytes
+    media = n / media_rate(p, 0.0)
+    assert max(waits[100:]) < 3 * media  # was the whole extent: 64 × media
+    rate = 100 * n / sum(waits[100:])
+    assert rate == pytest.approx(media_rate(p, 0.0), rel=0.05)
+    before = st.dirty_bytes
+    dt, _ = service(p, st, now + 0.05, 200 * n, 4096, True)  # 50 ms idle
+    assert dt < p.period + 1e-3  # the arrival waits for the track under way at most
+    assert before - st.dirty_bytes == pytest.approx(0.05 * media_rate(p, 0.0), rel=0.15)
+
+
 def test_idle_time_pays_the_destage_debt(ironwolf):
     p, st = ironwolf, HddState()
     now = 0.0

@@ -9,11 +9,14 @@ printed beside the rule of thumb's. What is asserted:
 
 * every predicted job gets a figure on every pool that ran it, and the disk-level read rate
   of ``large_read`` is compared too;
-* with the measured disk rate, the streaming and mixed jobs land within ±25 % (the
-  tolerance of the Ars absolute figures), and a disk is named as the limit;
+* the streaming and mixed jobs land within ±25 % (the tolerance of the Ars absolute
+  figures) with either disk description, and a disk is named as the limit: the drives'
+  persistent write cache (the profile's header) holds dirty data across flushes, so a
+  sustained stream runs at the destage rate, not into a cache each txg's flush empties;
 * the 4 KiB random writes into the 1 MiB records of sparse files land within ±25 % with
   either disk rate, bound by the CPU: each write decompresses its record's ARC copy
   (compressed ARC, outside the dbuf cache) on the writer's core before dirtying it;
+* the SLOG's effect on the O_SYNC job lies on the measured side of 1, within a factor 1.5;
 * zsim's median absolute error is lower than the rule of thumb's, both ways.
 
 Points zsim misses are xfails that carry their error and the reason.
@@ -33,12 +36,17 @@ from zsim.validation.registry import reference_set
 
 pytestmark = pytest.mark.slow
 
-_DISK_ESTIMATE = (
-    "the disk's estimated 240 MB/s outer zone is too fast: zpool iostat shows the real disks "
-    "peaking at 178 MiB/s (187 MB/s) while streaming; the zsim* column, with that rate, lands "
-    "within the tolerance"
-)
 _NO_SLOG_FLUSH = (
+    "8 KiB O_SYNC commits without a SLOG: the drives answer FLUSH CACHE from their persistent "
+    "write cache (the profile's power_loss_protection, see its header), so a commit costs "
+    "the lwb's write and a cheap flush; zsim gives 0.65 ms per commit at 2.5 commits per "
+    "lwb where the real pool shows ~5.6 commits per lwb at 0.6 ms (p50). OpenZFS 2.2's "
+    "zil_process_commit_list() (zl_parallel, see zsim/des/zil.py) batches as the real pool "
+    "does, but then zsim's lwb takes 0.28 ms: ~0.3-0.5 ms per commit (the drive's command "
+    "overhead for a write and a non-queued SATA flush, the host path) is not modelled, for "
+    "want of a source"
+)
+_SLOG_FLUSH = (
     "8 KiB O_SYNC commits without a SLOG: the real HDD pool answered them in 0.6 ms (p50), "
     "less than the 4.2 ms half-revolution a flush to the media needs, so the drives complete "
     "FLUSH CACHE from a persistent write cache (Toshiba's PWC, documented for their "
@@ -61,10 +69,6 @@ KNOWN_MISSES = {
     ("disk rate", "slog_punisher-write"): _NO_SLOG_FLUSH,
     ("datasheet", "slog_punisher-slog-write"): _SLOG_FLUSH,
     ("disk rate", "slog_punisher-slog-write"): _SLOG_FLUSH,
-    ("datasheet", "async_seq_write-write"): _DISK_ESTIMATE,
-    ("datasheet", "sync_seq_write-write"): _DISK_ESTIMATE,
-    ("datasheet", "mixed_rw-read"): _DISK_ESTIMATE,
-    ("datasheet", "mixed_rw-write"): _DISK_ESTIMATE,
     ("datasheet", "large_read-disk-read"): "zsim reads cold at the estimated disk rate; the "
     "real disks read only what the ARC did not hold",
     ("disk rate", "large_read-read"): "39 % of the real read came from the ARC (fio laid the "
@@ -125,10 +129,30 @@ def test_small_writes_into_sparse_records_are_cpu_bound(rows):
             assert r.limit == "cpu" and r.limit_disk_rate == "cpu", r
 
 
-def test_a_slog_helps_the_o_sync_job_and_zil_is_the_limit(rows):
-    sync = {r.id: r for r in rows if r.job == "slog_punisher"}
-    assert sync["slog_punisher-slog-write"].zsim > 5 * sync["slog_punisher-write"].zsim
-    assert all(r.limit == "zil" for r in sync.values())
+def test_a_slog_changes_the_o_sync_job_as_measured_and_zil_is_the_limit(rows):
+    """The real pool gained ~10 % from its consumer NVMe SLOG (its disks answer flushes from
+    a persistent cache, so the SLOG saves little). zsim's ratio must lie on the same side of
+    1 and within a factor 1.5 (the tolerance of the Ars ratios); the SLOG run is limited by
+    the ZIL's commit chain."""
+    sync = {(r.id, r.pool): r for r in rows if r.job == "slog_punisher"}
+    pairs = [
+        (
+            sync[("slog_punisher-slog-write", f"tank_raidz2_{sp}_slog")],
+            sync[("slog_punisher-write", f"tank_raidz2_{sp}_noslog")],
+        )
+        for sp in ("nospecial", "special")
+    ]
+    assert all(slog.limit == "zil" for slog, _ in pairs)
+    for slog, noslog in pairs:
+        measured, predicted = slog.measured / noslog.measured, slog.zsim / noslog.zsim
+        print(f"\nSLOG ÷ no SLOG ({slog.pool}): measured {measured:.2f}, zsim {predicted:.2f}")
+        same_side = (predicted - 1) * (measured - 1) > 0
+        if not (same_side and 1 / 1.5 <= predicted / measured <= 1.5):
+            pytest.xfail(
+                f"zsim {predicted:.2f} against {measured:.2f}: the SLOG's flush is charged "
+                f"1 ms (a consumer NVMe without power-loss protection: {_SLOG_FLUSH}) while "
+                f"the data disks' commits lack ~0.3-0.5 ms each ({_NO_SLOG_FLUSH})"
+            )
 
 
 def test_zsim_beats_the_rule_of_thumb(rows):

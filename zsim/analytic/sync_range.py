@@ -31,9 +31,10 @@ def sync_validity(sc: Scenario) -> str | None:
     if log_disk.kind == "hdd":
         where = "an HDD log vdev" if logs else "HDD data vdevs without a log vdev"
         return (
-            f"sync writes to {where}: a cache flush destages the drive's whole write "
-            f"cache and each log block waits for the platter, which the DES models and this "
-            f"engine does not (a flash log vdev is in range)"
+            f"sync writes to {where}: each log block queues behind the txg's write-back "
+            f"on the same heads and waits for the drive's flush (a volatile write cache "
+            f"destages whole first), which the DES models and this engine does not (a "
+            f"flash log vdev is in range)"
         )
     if logs and sc.pool.logbias == "throughput":
         return (

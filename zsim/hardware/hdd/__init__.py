@@ -17,8 +17,9 @@ zoning        constant linear density: media rate ∝ radius, bytes spread over 
               (:func:`media_rate`, :func:`radial_position`)
 cache         one read-ahead stream (the window after the last read, filled at media rate
               while the head is free) and write-back ("immediate report") writes whose
-              media work is kept as *destage debt* and paid in idle time or when the cache
-              is full, so sustained random writes cost what the media can do
+              media work is kept as *destage debt* and paid in idle time (up to the next
+              arrival) or, a track at least, when the cache is full (only the room a write
+              needs), so sustained writes cost what the media can do
 queueing      shortest-access-time-first among queued commands (:func:`choose_next`), as
               NCQ/TCQ drives do
 512e          a write that does not cover whole physical sectors costs one extra revolution

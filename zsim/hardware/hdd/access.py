@@ -126,9 +126,18 @@ def _drop_overlap(st: HddState, offset: int, nbytes: int) -> None:
 
 
 def _destage_one(
-    p: HddParams, st: HddState, now: float, t_ready: float, causal: bool = False
+    p: HddParams,
+    st: HddState,
+    now: float,
+    t_ready: float,
+    causal: bool = False,
+    limit: int | None = None,
 ) -> float:
-    """Write the dirty extent with the shortest access (of the oldest few) to the media."""
+    """Write the dirty extent with the shortest access (of the oldest few) to the media, or
+    with ``limit`` only its first ``limit`` bytes, at least a track (whole physical
+    sectors): the drive frees the room a write needs, or destages until a command arrives,
+    finishing the track it is on, and goes on with the rest later, where it left off,
+    instead of holding the host for the whole extent."""
     dirty = st.dirty
     head = _Head(p, st, now, t_ready)
     best, best_start = 0, math.inf
@@ -137,6 +146,16 @@ def _destage_one(
         if start < best_start:
             best, best_start = i, start
     off, n, ready = dirty[best]
+    if limit is not None and limit < n:
+        # a long extent goes down a track at a time (a revolution's worth at its zone)
+        track = int(media_rate(p, min(off, p.capacity - 1) / p.capacity) * p.period)
+        part = min(n, -(-max(limit, track) // p.sector) * p.sector)
+        if part < n:
+            dirty[best] = (off + part, n - part, ready)
+            st.dirty_bytes -= part
+            if causal and ready > now:
+                now, t_ready = ready, max(t_ready, ready)
+            return _media_op(p, st, now, t_ready, off, part, True)[0]
     del dirty[best]
     st.dirty_bytes -= n
     # ``causal``: data handed over at ``ready`` cannot reach the media earlier. A flush needs
@@ -148,12 +167,16 @@ def _destage_one(
 
 
 def _destage_idle(p: HddParams, st: HddState, now: float, causal: bool = False) -> None:
-    """Pay destage debt in the idle time before ``now``; the last write may run past it."""
+    """Pay destage debt in the idle time before ``now``: each extent, or of a long one the
+    bytes the media can write by ``now``, so the last write runs past ``now`` by its
+    positioning and a track at most, not by a whole extent."""
     t = st.head_free
     if st.ra_live:
         t = max(t, _avail(st, st.ra_end))  # let read-ahead finish first
     while st.dirty and t < now:
-        t = _destage_one(p, st, t, t, causal)
+        off = st.dirty[0][0]
+        limit = int((now - t) * media_rate(p, min(off, p.capacity - 1) / p.capacity))
+        t = _destage_one(p, st, t, t, causal, limit=limit)
 
 
 def _add_dirty(st: HddState, offset: int, nbytes: int, ready: float) -> None:
@@ -210,9 +233,12 @@ def service(
       end; anything else seeks, waits for rotation and transfers at the local media rate;
       after a read the drive reads ahead ``readahead`` bytes while its head is otherwise free;
     * a write with the write cache on (and no flush) completes after overhead + interface
-      transfer; its media work becomes destage debt, paid whenever the head is idle and,
-      once ``cache_bytes`` are dirty, before the write is accepted, so sustained writes run
-      at the destage rate (destages are sorted like queued commands, ``destage_window``);
+      transfer; its media work becomes destage debt, paid whenever the head is idle (up to
+      the next arrival, to a track) and, once ``cache_bytes`` are dirty, before the write
+      is accepted (only the room it needs, at least a track, so a long extent is written in
+      parts), so
+      sustained writes run at the destage rate (destages are sorted like queued commands,
+      ``destage_window``);
     * ``needs_flush`` (FUA write or a cache flush after it, as ZFS issues for the ZIL and txg
       commits): all dirty data, then this write, reach the media before completion;
       ``nbytes = 0`` is a bare flush. With ``persistent_cache`` the cache already counts as
@@ -262,7 +288,7 @@ def service(
     if p.write_cache and not needs_flush and n <= p.cache_bytes:
         t_room = t_ready
         while st.dirty_bytes + n > p.cache_bytes:
-            t_room = _destage_one(p, st, start, t_ready)
+            t_room = _destage_one(p, st, start, t_ready, limit=st.dirty_bytes + n - p.cache_bytes)
         _drop_overlap(st, o, n)
         xfer = n / p.buffer_rate
         complete = max(t_ready, t_room) + xfer
