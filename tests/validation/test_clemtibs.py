@@ -42,22 +42,10 @@ _NO_SLOG_FLUSH = (
     "the lwb's write and a cheap flush; zsim gives 0.65 ms per commit at 2.5 commits per "
     "lwb where the real pool shows ~5.6 commits per lwb at 0.6 ms (p50). OpenZFS 2.2's "
     "zil_process_commit_list() (zl_parallel, see zsim/des/zil.py) batches as the real pool "
-    "does, but then zsim's lwb takes 0.28 ms: ~0.3-0.5 ms per commit (the drive's command "
-    "overhead for a write and a non-queued SATA flush, the host path) is not modelled, for "
-    "want of a source"
-)
-_SLOG_FLUSH = (
-    "8 KiB O_SYNC commits without a SLOG: the real HDD pool answered them in 0.6 ms (p50), "
-    "less than the 4.2 ms half-revolution a flush to the media needs, so the drives complete "
-    "FLUSH CACHE from a persistent write cache (Toshiba's PWC, documented for their "
-    "enterprise drives; the X300 family's board carries its NVM, see the profile's header). "
-    "With power_loss_protection = true on the profile zsim gives +33 % (91 MiB/s at 0.65 ms "
-    "per commit, 2.5 commits per lwb; OpenZFS 2.2's zil_process_commit_list() would batch "
-    "more, see zsim/des/zil.py), but the flag is not set yet: with it no flush empties the "
-    "drives' 512 MB write caches, and this pool's 60 s streaming-write runs do not settle "
-    "(sync_seq_write 701 -> 610 MiB/s, ±24 %: a write that finds the cache full waits for "
-    "a whole dirty extent, zsim.hardware.hdd.access); how much of its buffer a PWC drive "
-    "lets hold dirty data is not published"
+    "does, but then zsim's lwb takes 0.28 ms: ~0.3-0.5 ms per commit is not modelled. Not "
+    "it: SATA's non-queued FLUSH CACHE waiting for the drive's queue to drain (libata's "
+    "ata_std_qc_defer()), tried as a barrier in the drive's queue, moved nothing (91.0 MiB/s "
+    "either way); the drive's own command time for a write and a flush is not published"
 )
 _SLOG_FLUSH = (
     "8 KiB O_SYNC commits on the consumer NVMe SLOG: zsim charges each flush 1 ms (the low "
