@@ -23,11 +23,10 @@ from __future__ import annotations
 
 import math
 
+from zsim.layout.alloc import SPA_MAXBLOCKSIZE
 from zsim.units import MiB
 from zsim.zfs.expansion import VDEV_BOOT_SIZE
 
-#: ``SPA_MAXBLOCKSIZE`` (``include/sys/spa.h``): 16 MiB
-SPA_MAXBLOCKSIZE = 16 * MiB
 #: ``raidz_expand_max_copy_bytes`` (vdev_raidz.c, 64-bit): bytes of copy I/O outstanding
 REFLOW_MAX_COPY_BYTES = 10 * SPA_MAXBLOCKSIZE
 #: ``zfs_max_recordsize`` (``module/zfs/dsl_dataset.c``, 64-bit, 2.2+): 16 MiB

@@ -5,6 +5,10 @@ from __future__ import annotations
 from zsim.layout.draid import draid_asize
 from zsim.layout.raidz import raidz_asize
 from zsim.layout.tree import Vdev
+from zsim.units import MiB
+
+#: ``SPA_MAXBLOCKSIZE`` (``include/sys/spa.h``): the largest block, 16 MiB
+SPA_MAXBLOCKSIZE = 16 * MiB
 
 
 def psize_to_asize(vdev: Vdev, psize: int, ashift: int) -> int:

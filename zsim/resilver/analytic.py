@@ -65,12 +65,16 @@ from zsim.resilver.scan_disk import (
     write_rate,
 )
 from zsim.resilver.target import ResilverTarget
-from zsim.resilver.zfs_scan import scan_data_disks, window_quota
+from zsim.resilver.zfs_scan import (
+    rebuild_group_bytes,
+    scan_data_disks,
+    window_quota,
+    window_units,
+)
 from zsim.scenario import Scenario
-from zsim.units import MiB
 from zsim.zfs.arc import arc_max_bytes
 from zsim.zfs.indirect import BPS_PER_INDIRECT, indirect_block
-from zsim.zfs.scan import SCAN_IO_BYTES, ScanTunables, scan_tunables
+from zsim.zfs.scan import SCAN_IO_BYTES, ScanTunables, rebuild_chunk, scan_tunables
 from zsim.zfs.version import parse_zfs_version
 
 #: blocks sampled per window from the column map for raidz and mirrors (the map's pattern
@@ -125,6 +129,8 @@ class ScanShape:
     meta_psize: int
     batch_share: float
     servers: int  # the device's parallel servers (HDD 1, flash: its parallelism)
+    chunk: tuple[int, int]  # one sequential-rebuild read: (allocated, data) bytes
+    top_vdevs: int  # top-level data vdevs of the pool (the rebuild's ARC share)
 
 
 def check_supported(sc: Scenario, target: ResilverTarget) -> None:
@@ -204,6 +210,8 @@ def scan_shape(sc: Scenario, target: ResilverTarget, mode: str, vdev_index: int)
         meta_psize=meta_psize,
         batch_share=min(1.0, tunables.memory_limit / SCAN_IO_BYTES / total_blocks),
         servers=1 if hw.disk.kind == "hdd" else flash.flash_params(hw.disk).parallelism,
+        chunk=rebuild_chunk(vdev, pool.ashift, tunables.rebuild_segment),
+        top_vdevs=len(data),
     )
 
 
@@ -225,15 +233,17 @@ def _units(
     offset = int(position * span) // asize * asize
     out: list[tuple[int, int]] = []
     if s.mode == "sequential":
-        segment = s.tunables.rebuild_segment
+        segment = s.chunk[0]
+        group = rebuild_group_bytes(s.vdev)
         while len(out) < n:
             if s.packed:
-                out.append((offset % span, segment))
-                offset += segment
+                size = min(segment, group - offset % span % group)
+                out.append((offset % span, size))
+                offset += size
                 continue
             run = asize * int(rng.geometric(max(1e-6, 1.0 - s.fill)))
             while run > 0 and len(out) < n:
-                size = min(segment, run)
+                size = min(segment, run, group - offset % span % group)
                 out.append((offset % span, size))
                 offset += size
                 run -= size
@@ -373,11 +383,11 @@ def _draid_plans(s: ScanShape, position: float, span: int) -> list[tuple[Any, in
     :data:`zsim.resilver.zfs_scan.WINDOW_LEAF_IOS` leaf I/Os per window)."""
     v = s.vdev
     groupsz = v.draid_groupwidth * DRAID_ROWHEIGHT
-    unit = s.tunables.rebuild_segment if s.mode == "sequential" else s.asize
+    unit = s.chunk[0] if s.mode == "sequential" else s.asize
     per_group = max(1, groupsz // unit)
     quota = window_quota(v.draid_groupwidth)
-    if s.mode == "sequential":
-        quota = 4 * quota  # the rebuild's in-flight limit holds far more (run._scan_phase)
+    if s.mode == "sequential":  # as run._scan_phase: the in-flight limit may hold more
+        quota = window_units(v.draid_groupwidth, _inflight_units(s))
     groups = max(1, math.ceil(quota / per_group))
     offset = int(position * span) // s.asize * s.asize
     plans: list[tuple[Any, int, int]] = []
@@ -465,7 +475,8 @@ def _inflight_units(s: ScanShape) -> float:
     """Blocks (segments) the scan's limits allow in flight on the vdev."""
     t = s.tunables
     if s.mode == "sequential":
-        return max(MiB, t.rebuild_vdev_limit * s.vdev.width) / t.rebuild_segment
+        inflight = t.rebuild_inflight_bytes(s.vdev.width, s.top_vdevs, s.chunk[1])
+        return inflight / s.chunk[1]
     if not t.sorted:
         return float(t.legacy_max_blocks)
     return max(1.0, t.inflight_bytes(scan_data_disks(s.vdev)) / s.asize)

@@ -27,7 +27,7 @@ from zsim.resilver.md_analytic import analytic_md
 from zsim.resilver.md_rebuild import simulate_md_rebuild
 from zsim.resilver.result import ResilverResult
 from zsim.resilver.target import ResilverTarget, resolve_target
-from zsim.resilver.zfs_scan import WindowStats, ZfsScan, window_quota
+from zsim.resilver.zfs_scan import WindowStats, ZfsScan, window_units
 from zsim.scenario import Scenario
 from zsim.zfs.arc import arc_max_bytes
 from zsim.zfs.scan import scan_tunables
@@ -207,8 +207,7 @@ def _scan_phase(
     # blocks the scan may hold in flight several times over
     # (capped: a dRAID rebuild may hold thousands of segments in flight, and the disks'
     # queues then stay full to the end of the window anyway)
-    base = window_quota(_ios_per_unit(target, mode))
-    quota = max(base, min(3 * scan.inflight_units(), 4 * base)) * len(lanes)
+    quota = window_units(_ios_per_unit(target, mode), scan.inflight_units()) * len(lanes)
     stats, foreground = [], []
     for k in range(windows):
         position = (k + 0.5) / windows

@@ -21,11 +21,13 @@ How blocks are issued (``shared/notes/zfs-internals.md`` §2, §9; ``module/zfs/
   offsets when the data was written randomly. An indirect block (1024 block pointers) is
   read per 1024 blocks. In flight: ``zfs_scan_vdev_limit`` × data disks (sorted) or 32
   blocks (legacy); scrub class per leaf, 2 or 3 active, 1 while the leaf is busy (2.1+).
-* **sequential rebuild** (mirrors, dRAID): allocated ranges in offset order, in segments of
-  at most 1 MiB, no checksums; a mirror copies from one child, dRAID reads every surviving
-  column of the segment's groups that include the failed child and writes the missing one —
-  to the new disk, or for a distributed spare to a surviving child outside the group.
-  ``zfs_rebuild_vdev_limit`` (64 MiB) × children in flight; rebuild class.
+* **sequential rebuild** (mirrors, dRAID): allocated ranges in offset order, in reads of
+  1 MiB (a mirror) or 1 MiB per data column (dRAID, never past a group's end:
+  :func:`zsim.zfs.scan.rebuild_chunk`), no checksums; a mirror copies from one child, dRAID
+  reads every surviving column of the segment's groups that include the failed child and
+  writes the missing one — to the new disk, or for a distributed spare to a surviving child
+  outside the group. In flight: :meth:`ScanTunables.rebuild_inflight_bytes` of data;
+  rebuild class.
 * **scrub**: every block of every data vdev, all columns (raidz/dRAID) or all children
   (mirror), checksums verified.
 """
@@ -55,9 +57,8 @@ from zsim.hardware import hdd
 from zsim.layout.draid import DRAID_ROWHEIGHT, draid_columns
 from zsim.machine.resources import Busy, after
 from zsim.machine.run_guard import CapReached, RunGuard, run_until
-from zsim.units import MiB
 from zsim.zfs.indirect import BPS_PER_INDIRECT, indirect_block
-from zsim.zfs.scan import SCAN_IO_BYTES, ScanTunables
+from zsim.zfs.scan import SCAN_IO_BYTES, ScanTunables, rebuild_chunk
 
 #: leaf I/Os a window aims to complete: enough for the disks' mechanics to average out
 #: (hundreds of I/Os per disk), few enough that a window costs well under a second of wall
@@ -175,6 +176,10 @@ class ZfsScan:
         # the blocks one sorted-scan batch holds, over the blocks on the vdev
         total_blocks = sum(max(1, int(fill * lane.top.space) // asize) for lane in self.lanes)
         self.batch_share = min(1.0, tunables.memory_limit / SCAN_IO_BYTES / total_blocks)
+        # one sequential-rebuild read: (allocated, data) bytes (vdev_op_rebuild_asize)
+        self.chunk = rebuild_chunk(
+            self.lanes[0].top.vdev, engine.sc.pool.ashift, tunables.rebuild_segment
+        )
         self.window_open = False
         self.quota = 0
         self.issued_units = 0
@@ -249,7 +254,7 @@ class ZfsScan:
         lane = self.lanes[0]
         limit = self._limit(lane)
         if self.mode == "sequential":
-            return max(1, limit // self.t.rebuild_segment)
+            return max(1, limit // self.chunk[1])
         if not self.t.sorted:
             return limit
         return max(1, limit // self.asize)
@@ -274,7 +279,8 @@ class ZfsScan:
         if self.planner is not None:
             return self.planner.limit(top)
         if self.mode == "sequential":
-            return max(MiB, self.t.rebuild_vdev_limit * len(top.leaves))
+            tops = len(self.engine.zfs.tops)
+            return self.t.rebuild_inflight_bytes(len(top.leaves), tops, self.chunk[1])
         if not self.t.sorted:
             return self.t.legacy_max_blocks
         return self.t.inflight_bytes(scan_data_disks(top.vdev))
@@ -289,17 +295,19 @@ class ZfsScan:
         span = max(asize, span // asize * asize)
         offset = int(position * span) // asize * asize
         if self.mode == "sequential":
-            segment = self.t.rebuild_segment
+            segment = self.chunk[0]
+            group = rebuild_group_bytes(top.vdev)
             while True:
                 offset = self._relevant(lane, offset, span)
                 if packed:
-                    yield offset % span, segment
-                    offset += segment
+                    size = min(segment, group - offset % span % group)
+                    yield offset % span, size
+                    offset += size
                     continue
                 # aged free space: allocated runs and holes, geometric in blocks
                 run = asize * int(rng.geometric(max(1e-6, 1.0 - fill)))
                 while run > 0:
-                    size = min(segment, run)
+                    size = min(segment, run, group - offset % span % group)
                     yield offset % span, size
                     offset += size
                     run -= size
@@ -503,7 +511,12 @@ class ZfsScan:
                     raise AssertionError("the scan finds no block on the failed leaf")
                 continue
             self.issued_units += 1
-            cost = 1 if legacy else (nbytes if self.mode == "sequential" else self.asize)
+            if legacy:
+                cost = 1
+            elif self.mode != "sequential":
+                cost = self.asize
+            else:  # a rebuild counts its reads' data bytes in flight (vr_bytes_inflight)
+                cost = nbytes if self.planner is not None else plan[2]
             lane.inflight += cost
             self._issue(lane, plan, cost)
             if self.issued_units == self.quota and self.mark is not None:
@@ -633,8 +646,25 @@ def scan_data_disks(vdev: Any) -> int:
     return vdev.width - vdev.nspares - vdev.parity
 
 
+def rebuild_group_bytes(vdev: Any) -> int:
+    """Vdev bytes a sequential-rebuild read may not cross: a dRAID group
+    (``vdev_draid_rebuild_asize()`` cuts a read at the group's end); unbounded otherwise."""
+    if vdev.kind == "draid":
+        return int(vdev.draid_groupwidth * DRAID_ROWHEIGHT)
+    return 1 << 62
+
+
 def window_quota(ios_per_unit: float) -> int:
     """Blocks (segments) per window: about :data:`WINDOW_LEAF_IOS` leaf I/Os (before the
     queues aggregate them) — what a window costs in wall time."""
     by_ios = WINDOW_LEAF_IOS / max(1.0, ios_per_unit)
     return max(MIN_WINDOW_UNITS, math.ceil(by_ios))
+
+
+def window_units(ios_per_unit: float, inflight_units: float) -> int:
+    """Blocks (segments) one window issues from one vdev: :func:`window_quota`, or up to
+    four times it where the scan may hold more in flight — at least three in-flight limits'
+    worth, so the measurement (:data:`WINDOW_RAMP` to :data:`WINDOW_TAIL`) sees the scan
+    sliding along the vdev, not one batch draining from its busiest disks."""
+    base = window_quota(ios_per_unit)
+    return max(base, min(int(3 * inflight_units), 4 * base))
