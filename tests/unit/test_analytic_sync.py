@@ -220,19 +220,3 @@ def test_fsync_every_n_calls_commits_once_per_n_and_counts_only_the_calls():
     # fio counts a call done before its commit: the latency is the calls' own CPU
     assert fsync.write.latency_mean < 0.1 * every.write.latency_mean
     assert fsync.details["zil_commit_mean_s"] > 1e-3  # the commit still waits for a flush
-
-
-def test_commit_batches_over_several_log_blocks_are_declined():
-    """Before 2.2 four jobs' 32K O_SYNC commits share each batch: 4 records of 32.2 KiB fill
-    two 128 KiB lwbs, whose waiters return lwb by lwb and split into chains (the DES gave
-    1,886 IOPS where this model gave 1,232). One job, or a batch that fits, is answered."""
-    many = _scenario("mirror 2 log mirror 2", "samsung-870-evo-500gb", "intel-x25m-160gb",
-                     version="0.8", bs="32K", pool={"recordsize": "32K"})  # fmt: skip
-    with pytest.raises(OutOfRange, match="log blocks per batch"):
-        zsim.simulate(many, engine="analytic")
-    one = _scenario("mirror 2 log mirror 2", "samsung-870-evo-500gb", "intel-x25m-160gb",
-                    version="0.8", bs="32K", numjobs=1, pool={"recordsize": "32K"})  # fmt: skip
-    assert zsim.simulate(one, engine="analytic").write.iops > 0
-    fits = _scenario("mirror 2 log mirror 2", "samsung-870-evo-500gb", "intel-x25m-160gb",
-                     version="0.8")  # fmt: skip
-    assert zsim.simulate(fits, engine="analytic").write.iops > 0

@@ -460,16 +460,6 @@ class SyncModel(WriteModel):
         txg_bounds.pop("client", None)
         batch = commits_per_lwb(n, self.lone_split)
         plan = lwb_plan(batch * self.itxs_per_commit, self.itx_bytes)
-        if n > 1 and plan.lwbs > 1:
-            # zil_lwb_flush_vdevs_done() releases each lwb's own waiters when it and every
-            # earlier lwb are done, so a batch that fills several lwbs comes back in groups
-            # that commit apart: chains this model does not follow (OpenZFS 0.8, mirror of
-            # X25-M SLOG, 4 jobs of 32K O_SYNC: 1,232 IOPS against the DES's 1,886)
-            raise OutOfRange(
-                f"outside the analytic engine's validity range: {batch:g} jobs' commits fill "
-                f"{plan.lwbs} log blocks per batch, whose waiters return lwb by lwb and "
-                f"split into chains (modelled by the DES only); use --engine des"
-            )
         x = n * per / (think + 1e-3)
         wait = lwb_time = lwb_burst = burst = period = share_in = 0.0
         states: dict[tuple[int, int], LeafState] = {}
