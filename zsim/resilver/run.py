@@ -204,9 +204,7 @@ def _scan_phase(
         # with the workload's txgs to share, the scan runs in per-txg slices
         scan.enable_txg_slices()
     # the measurement runs from the ramp to the last issue: the quota must outlast the
-    # blocks the scan may hold in flight several times over
-    # (capped: a dRAID rebuild may hold thousands of segments in flight, and the disks'
-    # queues then stay full to the end of the window anyway)
+    # blocks the scan may hold in flight several times over (window_units)
     quota = window_units(_ios_per_unit(target, mode), scan.inflight_units()) * len(lanes)
     stats, foreground = [], []
     for k in range(windows):

@@ -13,6 +13,7 @@ from zsim.hardware.hdd.drive import (
     media_rate,
     radial_position,
     rotational_wait,
+    track_bytes,
 )
 from zsim.hardware.hdd.exact import geo_service
 
@@ -148,7 +149,7 @@ def _destage_one(
     off, n, ready = dirty[best]
     if limit is not None and limit < n:
         # a long extent goes down a track at a time (a revolution's worth at its zone)
-        track = int(media_rate(p, min(off, p.capacity - 1) / p.capacity) * p.period)
+        track = int(track_bytes(p, min(off, p.capacity - 1) / p.capacity))
         part = min(n, -(-max(limit, track) // p.sector) * p.sector)
         if part < n:
             dirty[best] = (off + part, n - part, ready)
@@ -236,9 +237,8 @@ def service(
       transfer; its media work becomes destage debt, paid whenever the head is idle (up to
       the next arrival, to a track) and, once ``cache_bytes`` are dirty, before the write
       is accepted (only the room it needs, at least a track, so a long extent is written in
-      parts), so
-      sustained writes run at the destage rate (destages are sorted like queued commands,
-      ``destage_window``);
+      parts), so sustained writes run at the destage rate (destages are sorted like queued
+      commands, ``destage_window``);
     * ``needs_flush`` (FUA write or a cache flush after it, as ZFS issues for the ZIL and txg
       commits): all dirty data, then this write, reach the media before completion;
       ``nbytes = 0`` is a bare flush. With ``persistent_cache`` the cache already counts as
