@@ -40,7 +40,12 @@ from zsim.machine.links import bus_stages
 from zsim.machine.resources import CpuPool, Device, MemoryBus
 from zsim.machine.run_control import RunControl
 from zsim.machine.run_guard import CapReached, RunGuard, run_until
-from zsim.machine.stats import CompletionLog, batch_means_halfwidth, mser5_truncation
+from zsim.machine.stats import (
+    CompletionLog,
+    batch_means_halfwidth,
+    cycle_means_halfwidth,
+    mser5_truncation,
+)
 from zsim.result import DirectionStats, SimResult
 from zsim.scenario import Scenario
 from zsim.units import GiB, MiB
@@ -64,6 +69,7 @@ class Engine:
         self.sc, self.seed, self.control = sc, seed, control
         check_budget(sc)
         self.stats = CompletionLog()
+        self.measured_until: float | None = None  # end of the measured span, see _precision
         self.guard = self.make_guard(control)
         self.env = simpy.Environment()
         self.rng = np.random.default_rng(seed)
@@ -530,7 +536,14 @@ class Engine:
             window = max(window, min(sync_period, self.zfs.txg.txg_timeout) / 2)
         return max(window, self.env.now / 400)
 
+    #: whole txg cycles a write run measures over before its precision counts by cycle
+    MIN_CYCLES = 6
+
     def _precision(self) -> tuple[float, float, float]:
+        """(relative 95 % half-width, start of the measured span, bin width) of the rate.
+        The span ends now, or at the last txg sync of a write run measured by cycle
+        (``self.measured_until``)."""
+        self.measured_until = None
         if len(self.stats.times) < 200:
             return math.inf, 0.0, 0.0
         window = self._window()
@@ -541,6 +554,10 @@ class Engine:
         filled_at = getattr(getattr(self, "zfs", None), "filled_at", None)
         if filled_at is not None:  # measure after the write buffer has filled
             cut = max(cut, math.ceil(filled_at / window))
+        if self.read_fraction < 1.0:
+            by_cycle = self._cycle_precision(cut * window)
+            if by_cycle is not None:
+                return by_cycle[0], by_cycle[1], window
         kept = series[cut:]
         if len(kept) < 10:
             return math.inf, cut * window, window
@@ -554,11 +571,30 @@ class Engine:
         drift = abs(float(first.mean()) - float(second.mean())) / mean
         return max(half / mean, drift), cut * window, window
 
+    def _cycle_precision(self, start: float) -> tuple[float, float] | None:
+        """(relative 95 % half-width, first cycle mark) over the whole txg cycles after
+        ``start``, or None before :attr:`MIN_CYCLES` of them. A write run's completions
+        follow each sync (the throttle releases writers as dirty data drains), so fixed bins
+        alias the cycle; whole cycles do not (:func:`cycle_means_halfwidth`)."""
+        zfs = getattr(self, "zfs", None)  # the Linux block engine has no txgs
+        if zfs is None:
+            return None
+        marks = np.asarray(zfs.sync_times)
+        marks = marks[marks >= start]
+        if len(marks) <= self.MIN_CYCLES:
+            return None
+        rate, half, drift = cycle_means_halfwidth(np.asarray(self.stats.times), marks)
+        if rate <= 0:
+            return None
+        self.measured_until = float(marks[-1])
+        return max(half / rate, drift), float(marks[0])
+
     def _directions(self, warmup: float) -> tuple[DirectionStats, DirectionStats]:
-        """Read and write rates and completion latencies of the calls done after ``warmup``."""
+        """Read and write rates and completion latencies of the calls done in the measured
+        span: after ``warmup``, up to the last whole txg cycle when measured by cycle."""
         s = self.stats
-        keep = np.asarray(s.times) >= warmup
-        span = self.env.now - warmup
+        keep, end = self._kept(warmup)
+        span = end - warmup
         lat = np.asarray(s.latencies)[keep]
         nbytes = np.asarray(s.nbytes)[keep]
         is_read = np.asarray(s.is_read, dtype=bool)[keep]
@@ -577,6 +613,14 @@ class Engine:
 
         return direction(is_read), direction(~is_read)
 
+    def _kept(self, warmup: float) -> tuple[np.ndarray, float]:
+        """(mask of the logged calls in the measured span, the span's end)."""
+        times = np.asarray(self.stats.times)
+        end = getattr(self, "measured_until", None)
+        if end is None or end <= warmup:
+            return times >= warmup, self.env.now
+        return (times >= warmup) & (times < end), end
+
     #: the quantiles ``details["latency_quantiles_s"]`` reports per direction
     LATENCY_QUANTILES = (0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.999)
 
@@ -585,7 +629,7 @@ class Engine:
         direction that had any: ``{"read": {"0.5": ..., "0.99": ...}, ...}`` — the latency
         distribution behind the mean/p50/p99 of the result."""
         s = self.stats
-        keep = np.asarray(s.times) >= warmup
+        keep, _ = self._kept(warmup)
         lat = np.asarray(s.latencies)[keep]
         is_read = np.asarray(s.is_read, dtype=bool)[keep]
         out: dict[str, dict[str, float]] = {}

@@ -185,6 +185,8 @@ class ZfsModel:
         self.rng = rng
         self.leaf_queues = [leaf for t in self.all_tops for leaf in t.leaves]
         self.txgs_synced = 0
+        #: simulated time at which each txg's sync finished: the write path's cycle marks
+        self.sync_times: list[float] = []
         # a scan (resilver, scrub) runs inside spa_sync, after the txg's data is written:
         # ``scan_slice(done)`` runs its slice and calls ``done``; while ``scan_active()`` the
         # sync thread keeps syncing (an active scan is a reason to sync). Set by
@@ -692,5 +694,6 @@ class ZfsModel:
         txg.synced = True
         self.syncing = None
         self.txgs_synced += 1
+        self.sync_times.append(self.env.now)
         if self.sync_wanted or self.open.bytes >= self.txg.sync_bytes or self.scan_active():
             self._start_sync()
