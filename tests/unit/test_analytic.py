@@ -111,7 +111,8 @@ def test_the_disk_cache_can_be_turned_off(tmp_path, monkeypatch):
         (("workload.rw=read", "workload.size=512MiB"), "files the ARC holds whole"),
         (("workload.sync=true", "workload.rw=randwrite"), "sync writes"),
         (("workload.rw=randwrite", "workload.bs=4K"), "partial-record writes"),
-        (("pool.failed=sda",), "degraded"),
+        (("pool.failed=sda", "workload.rw=read"), "degraded"),
+        (("pool.failed=sda", "pool.layout=draid1:4d:8c:1s"), "degraded dRAID"),
         (("workload.rw=readwrite",), "sequential mixed jobs"),
     ],
 )
@@ -122,6 +123,23 @@ def test_outside_the_validity_range_it_declines_with_a_reason(overrides, words):
         zsim.simulate(sc, engine="analytic")
     assert isinstance(err.value, zsim.ZsimError)
     assert "--engine des" in str(err.value)
+
+
+def test_a_degraded_pool_loses_a_mirror_child_and_a_raidz_read_rebuilds_from_parity():
+    """The analytic engine on the degraded map the DES uses: a mirror with a child gone
+    reads from the one left (its device idle), and a raidz vdev missing a leaf reads every
+    surviving column of the records whose data it held, so it serves fewer reads."""
+    healthy = zsim.simulate(_scenario("pool.layout=mirror 2"), engine="analytic")
+    one_left = zsim.simulate(
+        _scenario("pool.layout=mirror 2", "pool.failed=sda"), engine="analytic"
+    )
+    assert one_left.utilization["disk:sda"] == 0.0
+    assert one_left.read.iops < 0.75 * healthy.read.iops
+    raidz = ("pool.layout=raidz1 5", "pool.recordsize=16K", "workload.bs=16K")
+    whole = zsim.simulate(_scenario(*raidz), engine="analytic")
+    missing = zsim.simulate(_scenario(*raidz, "pool.failed=sdc"), engine="analytic")
+    assert missing.utilization["disk:sdc"] == 0.0
+    assert missing.read.iops < whole.read.iops
 
 
 def test_the_result_has_the_simulate_shape_and_is_reproducible():

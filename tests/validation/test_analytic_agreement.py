@@ -91,6 +91,8 @@ def compare(draw: dict[str, Any]) -> dict[str, Any]:
         f"j={w['numjobs']} qd={w['iodepth']}{' direct' if w['direct'] else ''} "
         f"{w['size']} ram={draw['hardware']['ram']}"
     )
+    if draw["pool"].get("failed"):
+        label += f" failed={','.join(draw['pool']['failed'])}"
     try:
         a = zsim.simulate(sc, engine="analytic")
     except OutOfRange as err:
@@ -238,12 +240,14 @@ def test_enough_draws_are_compared():
     assert statistics.median(s["rate_errors"]) <= 0.05
 
 
-#: the disagreements this space's 120 draws hold today (2026-11-26), each a known miss of the
+#: the disagreements this space's draws hold today (2026-11-27), each a known miss of the
 #: analytic engine to be fixed, not a tolerance: CPU-bound NVMe writes on 4 cores (+17 %,
-#: +46 %), an NVMe stripe of 2 writers (+21 %), random 128K calls into 64K records on a
-#: raidz1 of 11 HDDs (+32 %), and one HDD raidz read p99 (+40 %). A new disagreement, or a
+#: +46 %), an NVMe stripe of 2 writers (+21 %) and random 128K calls into 64K records on a
+#: raidz1 of 11 HDDs (+21 %; +32 % before the DES measured writes over whole txg cycles).
+#: The HDD raidz read p99 that was +40 % agrees since the arrival theorem's count of other
+#: calls at a leaf is a binomial (27.6 % is now the worst p99). A new disagreement, or a
 #: known one growing past 50 %, fails.
-KNOWN_MISSES = 5
+KNOWN_MISSES = 4
 KNOWN_MISS_WORST = 0.5
 
 

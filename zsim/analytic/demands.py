@@ -71,7 +71,12 @@ class PoolModel:
             no_leaves = cast(list[LeafQueue], [None] * len(vdev.devices))
             born = sc.born_regions(vcap.steps)
             space = vcap.metaslab_bytes
-            top = TopVdev(vdev, no_leaves, pool.ashift, space, self.rotating, born=born)
+            # the leaves pool.failed names are missing: the shared map sends them nothing
+            # and a raidz read whose data they held reads every surviving column
+            failed = {i for i, name in enumerate(vdev.devices) if name in pool.failed}
+            top = TopVdev(
+                vdev, no_leaves, pool.ashift, space, self.rotating, failed=failed, born=born
+            )
             asize = psize_to_asize(vdev, self.psize, pool.ashift)
             vdevs.append(
                 AnalyticVdev(top, space, asize, 0.0, read_width=vdev.width, read_asize=asize)

@@ -4,13 +4,14 @@ honoured O_DIRECT) customers. A raidz read touches the leaves the column map giv
 (records a whole row wide all land on the same leaves); each leaf holds a binomial number of
 the vdev's records' columns, and a record waits for its slowest column (fork-join: the
 expected maximum of the leaves' response times). Mirrors spread reads over their children.
-Latency percentiles sample each column's response at the depth it finds (a Poisson number of
-other calls' columns at its leaf, spread evenly over a mirror's children).
+Latency percentiles sample each column's response at the depth it finds (a binomial number of
+the other calls' columns at its leaf, spread evenly over a mirror's children).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -39,17 +40,32 @@ def binomial_pmf(n: int, p: float) -> np.ndarray:
     return np.exp(log_choose + i * math.log(p) + (n - i) * math.log1p(-p))
 
 
-_SHARES: dict[tuple, np.ndarray] = {}
+@dataclass(frozen=True)
+class RecordReads:
+    """What reading a vdev's records costs its leaves, over consecutive records (see
+    :func:`record_reads`): each leaf's expected I/Os per record (``shares``), the leaves a
+    record read touches on average (``touched``), the largest leaf I/O (bytes) and the data
+    bytes a degraded read rebuilds from parity, per record (0 on a healthy vdev)."""
+
+    shares: np.ndarray
+    touched: float
+    leaf_bytes: int
+    rebuilt: float
 
 
-def column_shares(
+_READS: dict[tuple, RecordReads] = {}
+
+
+def record_reads(
     top: TopVdev, psize: int, asize: int, column: int, records: int, width: int | None = None
-) -> np.ndarray:
-    """Each leaf's share of record reads over consecutive records ``asize`` apart starting
-    on ``column`` (see :meth:`ReadModel._leaf_shares`). The start column repeats every
-    width / gcd(asize in sectors, width) records, so a whole number of those cycles, and at
-    least :data:`SHARES_SPAN` bytes of records (raidz1 swaps its parity column at odd MiB
-    offsets), gives the long-run shares. Cached across scenarios (sweeps repeat vdevs)."""
+) -> RecordReads:
+    """Record reads of a raidz vdev over consecutive records ``asize`` apart starting on
+    ``column`` (see :meth:`ReadModel._leaf_shares`), through the DES's column map
+    (:meth:`TopVdev.leaf_ios`, which reads every surviving column of a block whose data a
+    missing leaf held). The start column repeats every width / gcd(asize in sectors,
+    width) records, so a whole number of those cycles, and at least :data:`SHARES_SPAN`
+    bytes of records (raidz1 swaps its parity column at odd MiB offsets), gives the
+    long-run figures. Cached across scenarios (sweeps repeat vdevs)."""
     vdev = top.vdev
     width = len(vdev.devices)
     key = (
@@ -63,8 +79,9 @@ def column_shares(
         asize,
         column,
         width,
+        tuple(sorted(top.failed)),
     )
-    found = _SHARES.get(key)
+    found = _READS.get(key)
     if found is not None:
         return found
     sector = 1 << top.ashift
@@ -72,13 +89,25 @@ def column_shares(
     n = cycle * max(1, -(-max(4 * width, -(-SHARES_SPAN // asize)) // cycle))
     n = int(min(n, records, RECORDS_SAMPLED))
     count = np.zeros(width)
+    touched, largest = 0, 0
+    rebuilt_before = top.reconstruct_bytes
     for i in range(n):
         for leaf, _, nbytes in top.leaf_ios(column * sector + i * asize, psize, False, width):
             if nbytes:
                 count[leaf] += 1
-    shares = count / n
-    _SHARES[key] = shares
-    return shares
+                touched += 1
+                largest = max(largest, nbytes)
+    rebuilt = (top.reconstruct_bytes - rebuilt_before) / n
+    found = RecordReads(count / n, touched / n, largest, rebuilt)
+    _READS[key] = found
+    return found
+
+
+def column_shares(
+    top: TopVdev, psize: int, asize: int, column: int, records: int, width: int | None = None
+) -> np.ndarray:
+    """Each leaf's share of record reads (:attr:`RecordReads.shares` of :func:`record_reads`)."""
+    return record_reads(top, psize, asize, column, records, width).shares
 
 
 class ReadModel(PoolModel):
@@ -91,9 +120,29 @@ class ReadModel(PoolModel):
         sector = 1 << v.top.ashift
         if kind in ("disk", "mirror"):
             return 1, -(-self.psize // sector) * sector
+        if v.top.failed:
+            # some records read their data columns, those whose data a missing leaf held
+            # every surviving column: the mean over the file's records
+            reads = self._record_reads(v)
+            return max(1, round(reads.touched)), reads.leaf_bytes
         ios = v.top.leaf_ios(0, self.psize, False, v.read_width)
         per_leaf = max(io[2] for io in ios)
         return len(ios), per_leaf
+
+    def _record_reads(self, v: AnalyticVdev) -> RecordReads:
+        """:func:`record_reads` of a raidz vdev over the records as the files lie."""
+        sector = 1 << v.top.ashift
+        column = (int(v.lo * v.space) // sector) % len(v.top.vdev.devices)
+        records = max(1, v.space // max(1, v.read_asize))
+        return record_reads(v.top, self.psize, v.read_asize, column, records, v.read_width)
+
+    def _rebuilt_per_record(self) -> float:
+        """Data bytes a record read rebuilds from parity, on average over the vdevs."""
+        return sum(
+            v.weight * self._record_reads(v).rebuilt
+            for v in self.vdevs
+            if v.top.failed and v.top.vdev.kind == "raidz"
+        )
 
     def _leaf_shares(self, v: AnalyticVdev) -> np.ndarray:
         """P(a record read touches leaf ``l``) for each leaf of a raidz/dRAID vdev (they sum
@@ -104,18 +153,13 @@ class ReadModel(PoolModel):
         disks); the map shows that, a uniform spread would not."""
         cached = self._shares.get(id(v))
         if cached is None:
-            sector = 1 << v.top.ashift
-            column = (int(v.lo * v.space) // sector) % len(v.top.vdev.devices)
-            records = max(1, v.space // max(1, v.read_asize))
             if v.top.vdev.kind == "draid":
                 # random reads over the files' span: its groups' children, not the few
                 # groups consecutive records fill (draid_load)
                 span = (int(v.lo * v.space), int(v.hi * v.space))
                 cached = draid_read_shares(v.top, self.psize, *span)
             else:
-                cached = column_shares(
-                    v.top, self.psize, v.read_asize, column, records, v.read_width
-                )
+                cached = self._record_reads(v).shares
             self._shares[id(v)] = cached
         return cached
 
@@ -137,9 +181,12 @@ class ReadModel(PoolModel):
         if kind == "disk":
             return [(sig, Station("leaf", leaf_rate, visits=visits))]
         if kind == "mirror":
-            # vdev_mirror sends each read to the least-loaded child: balanced children
+            # vdev_mirror sends each read to the least-loaded child: balanced children (the
+            # ones still there)
+            alive = width - len(v.top.failed)
+
             def mirror_rate(k: int) -> float:
-                return width * leaf_rate(k / width)
+                return alive * leaf_rate(k / alive)
 
             return [(sig, Station("mirror", mirror_rate, visits=visits))]
         shares = self._leaf_shares(v)
@@ -179,6 +226,9 @@ class ReadModel(PoolModel):
         call_cpu += records * self.hit_expand * c.arc_hit_expand(self.rs, self.psize)
         read_children = self._read_children()
         record_cpu = c.read_record(self.rs, self.psize) + read_children * c.leaf_io
+        # a degraded raidz read rebuilds its missing data from parity in the read's
+        # completion (vdev_raidz_reconstruct(); the DES's _charge_reconstruction)
+        record_cpu += self._rebuilt_per_record() * c.parity_per_byte
         if not self.direct:
             record_cpu += self.rs * c.cache_pages_per_byte
         self._call_cpu = call_cpu
@@ -223,8 +273,8 @@ class ReadModel(PoolModel):
         # the busiest leaf's mean occupancy per vdev signature, from the stations' populations
         occupancy: dict[tuple, float] = {}
         for sig, station in zip(groups, stations[-len(groups) :] if groups else [], strict=True):
-            kind, width = sig[0], sig[1]
-            base = sig[:6]  # the vdev's signature (self._sig), without a leaf's share
+            kind, width = sig[0], sig[1] - len(sig[6])  # the leaves still there
+            base = sig[:7]  # the vdev's signature (self._sig), without a leaf's share
             pop = solution.population[station.name] / station.copies
             if kind == "mirror":
                 pop /= width
@@ -247,13 +297,24 @@ class ReadModel(PoolModel):
                 util[f"disk:{name}"] = float(min(1.0, leaf_ios / capacity))
             # vdev_mirror sends a read to its least-loaded child: one finds the others spread
             # evenly over the children, not a child's own random share
-            balance = len(v.top.vdev.devices) if v.top.vdev.kind == "mirror" else 1
+            balance = (
+                len(v.top.vdev.devices) - len(v.top.failed) if v.top.vdev.kind == "mirror" else 1
+            )
             p99_parts.append((v.weight, table, k, touched, balance))
         self._p99_parts = p99_parts
         return x, util
 
     def _sig(self, v: AnalyticVdev, nbytes: int) -> tuple:
-        return (v.top.vdev.kind, len(v.top.vdev.devices), v.top.vdev.parity, v.lo, v.hi, nbytes)
+        top = v.top
+        return (
+            top.vdev.kind,
+            len(top.vdev.devices),
+            top.vdev.parity,
+            v.lo,
+            v.hi,
+            nbytes,
+            tuple(sorted(top.failed)),
+        )
 
     def _read_shares(self, v: AnalyticVdev) -> np.ndarray:
         """Each leaf's share of the vdev's record reads (its expected I/Os per record)."""
@@ -261,7 +322,8 @@ class ReadModel(PoolModel):
         if v.top.vdev.kind in ("raidz", "draid"):
             return self._leaf_shares(v)
         if v.top.vdev.kind == "mirror":
-            return np.full(width, 1.0 / width)
+            alive = np.array([i not in v.top.failed for i in range(width)], dtype=float)
+            return alive / alive.sum()
         return np.ones(width)
 
     def _hot_share_sig(self, sig: tuple) -> float:
@@ -295,8 +357,10 @@ class ReadModel(PoolModel):
         weights = np.array([p[0] for p in parts])
         which = rng.choice(len(weights), size=(queued, draws), p=weights / weights.sum())
         # an arriving call sees the others' load, not its own (the arrival theorem of
-        # closed networks: the network with one call fewer)
-        crowd = 1.0 - 1.0 / max(1, concurrency)
+        # closed networks: the network with one call fewer): each of the other C − 1
+        # customers is at a leaf with the probability that puts the leaf's mean occupancy
+        # k there, k / C — a binomial, which never counts more calls than there are
+        customers = max(1, self.clients)
         # all of a job's queued calls at once: row = the call's place in the job's queue
         t = np.full((queued, draws), self._call_cpu)
         is_miss = rng.random((queued, draws)) < miss
@@ -304,10 +368,11 @@ class ReadModel(PoolModel):
             pick = is_miss & (which == i)
             n = int(pick.sum())
             if n:
-                # each column finds a Poisson number of others at its leaf (mean: the leaf's
+                # each column finds a binomial number of others at its leaf (mean: the leaf's
                 # occupancy by the other calls; a mirror's spread evenly over its children),
                 # and is served as at that depth; a record waits for its slowest column
-                others = rng.poisson(k * crowd * balance, size=(touched, n)) // balance
+                here = min(1.0, k * balance / customers)
+                others = rng.binomial(customers - 1, here, size=(touched, n)) // balance
                 t[pick] = table.sample_at(1 + others, rng).max(axis=0)
         total = t.sum(axis=0)
         # scale the sampled shape to the network's mean call time

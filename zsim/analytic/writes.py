@@ -58,7 +58,8 @@ class WriteModel(PoolModel):
         for i, v in enumerate(self.vdevs):
             ios = v.top.leaf_ios(0, self.psize, True)
             per_leaf = max(io[2] for io in ios)
-            width = len(v.top.vdev.devices)
+            # the leaves still there share the writes (a missing one takes none)
+            width = len(v.top.vdev.devices) - len(v.top.failed)
             # vdev_queue's aggregation limit, as the DES's (1 MiB on HDDs from 0.8, else 128K)
             agg = aggregation_limit(self.rotating, self.version)
             nbytes = max(per_leaf, (agg // per_leaf) * per_leaf) if per_leaf <= agg else per_leaf
@@ -108,10 +109,11 @@ class WriteModel(PoolModel):
         leaf_load: dict[str, tuple[float, float]] = {}
         for v, nbytes in zip(self.vdevs, leaf_io_bytes, strict=True):
             ios = v.top.leaf_ios(0, self.psize, True)
-            width = len(v.top.vdev.devices)
+            width = len(v.top.vdev.devices) - len(v.top.failed)
             leaf_bytes = records_per_call * v.weight * sum(io[2] for io in ios) / width
-            for name in v.top.vdev.devices:
-                leaf_load[name] = (leaf_bytes, leaf_bytes / nbytes)
+            for i, name in enumerate(v.top.vdev.devices):
+                if i not in v.top.failed:
+                    leaf_load[name] = (leaf_bytes, leaf_bytes / nbytes)
         bus, bus_name = self._bus_bound(leaf_load)
         if bus_name:
             bounds[bus_name] = bus
@@ -189,7 +191,7 @@ class WriteModel(PoolModel):
         # every leaf starts the next txg's writes with a positioning back from the labels,
         # and the sync ends when the last leaf is done: the pool waits for the slowest of
         # its leaves' positionings (negligible on flash)
-        leaves = sum(len(x.top.vdev.devices) for x in self.vdevs)
+        leaves = sum(len(x.top.vdev.devices) - len(x.top.failed) for x in self.vdevs)
         restart = positioning.expected_max(leaves)
         for key, bound in bounds.items():
             if key == "client" or not math.isfinite(bound):
@@ -204,8 +206,10 @@ class WriteModel(PoolModel):
             if key == "client":
                 continue
             if key.startswith("vdev"):
-                for disk in self.vdevs[int(key[4:])].top.vdev.devices:
-                    util[f"disk:{disk}"] = min(1.0, x / bound)
+                top = self.vdevs[int(key[4:])].top
+                for i, disk in enumerate(top.vdev.devices):
+                    # a missing leaf's device stays idle, as in the DES
+                    util[f"disk:{disk}"] = 0.0 if i in top.failed else min(1.0, x / bound)
             else:
                 util[key] = min(1.0, x / bound)
         return util
@@ -215,7 +219,9 @@ class WriteModel(PoolModel):
         ``cpu``, as the DES says when its client threads are ≥ 85 % busy)."""
         name = min(bounds, key=bounds.__getitem__)
         if name.startswith("vdev"):
-            return f"disk:{self.vdevs[int(name[4:])].top.vdev.devices[0]}"
+            top = self.vdevs[int(name[4:])].top
+            alive = [d for i, d in enumerate(top.vdev.devices) if i not in top.failed]
+            return f"disk:{alive[0]}"
         if name == "client":
             return "cpu"
         return name

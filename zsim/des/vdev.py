@@ -430,9 +430,9 @@ class TopVdev:
             )
         self.leaves = leaves = list(self.leaves)
         for i in failed:
-            leaves[i] = MissingLeaf(
-                leaves[i].device, leaves[i].aggregation_limit, leaves[i].version
-            )
+            leaf = leaves[i]
+            if leaf is not None:  # the analytic engine maps blocks without queues
+                leaves[i] = MissingLeaf(leaf.device, leaf.aggregation_limit, leaf.version)
         self.failed = frozenset(failed)
         self._alive = [i for i in range(len(leaves)) if i not in failed]
         self._readable = [(i, leaves[i]) for i in self._alive]
