@@ -17,6 +17,7 @@ from zsim.analytic.queueing import Station, solve
 from zsim.analytic.validity import OutOfRange, validity
 from zsim.hardware.catalog import load_profile
 from zsim.scenario import apply_overrides, scenario_from_dict
+from zsim.zfs.arc import L2ARC_HEADER_BYTES, l2arc_split
 
 MIRRORS = ROOT / "examples" / "scenarios" / "ars-mirrors-4k-randread.toml"
 
@@ -140,6 +141,21 @@ def test_a_degraded_pool_loses_a_mirror_child_and_a_raidz_read_rebuilds_from_par
     missing = zsim.simulate(_scenario(*raidz, "pool.failed=sdc"), engine="analytic")
     assert missing.utilization["disk:sdc"] == 0.0
     assert missing.read.iops < whole.read.iops
+
+
+def test_cache_devices_serve_the_misses_they_hold_and_cost_the_arc_their_headers():
+    """L2ARC: with the workload 4× the cache, a quarter of the ARC's misses read a cache
+    device instead of the disks (zsim.zfs.arc.l2arc_split, shared with the DES); each
+    block held there takes a header from the ARC. The flash cache device lifts the rate."""
+    arc, hit = l2arc_split(1000, 100_000, 24_750, 1.0, 128 * 1024)
+    assert hit == pytest.approx(0.25, rel=0.01)
+    assert arc == 1000 - 24_750 * L2ARC_HEADER_BYTES // (128 * 1024)
+    assert l2arc_split(1000, 100_000, 24_750, 0.5, 128 * 1024)[1] == pytest.approx(0.125, rel=0.02)
+    base = ("workload.size=128GiB", "hardware.cache_device=samsung-870-evo-500gb")
+    without = zsim.simulate(_scenario(*base), engine="analytic")
+    cached = zsim.simulate(_scenario(*base, "pool.layout=4x mirror 2 cache 1"), engine="analytic")
+    assert cached.read.iops > 1.1 * without.read.iops
+    assert 0.0 < cached.utilization["disk:sdi"] < 1.0  # the cache device after the 8 disks
 
 
 def test_the_result_has_the_simulate_shape_and_is_reproducible():

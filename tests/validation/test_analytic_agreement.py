@@ -93,6 +93,8 @@ def compare(draw: dict[str, Any]) -> dict[str, Any]:
     )
     if draw["pool"].get("failed"):
         label += f" failed={','.join(draw['pool']['failed'])}"
+    if draw["hardware"].get("cache_device"):
+        label += f" on {draw['hardware']['cache_device'][:10]} fill={draw['pool']['cache_fill']}"
     try:
         a = zsim.simulate(sc, engine="analytic")
     except OutOfRange as err:

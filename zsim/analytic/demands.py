@@ -22,7 +22,8 @@ from zsim.machine import memory
 from zsim.machine.costs import cpu_costs, zio_taskq_threads
 from zsim.machine.links import bus_stages
 from zsim.scenario import Pool, Scenario
-from zsim.zfs.arc import arc_data_bytes, dbuf_cache_bytes, dbuf_share_of_hits
+from zsim.units import GiB, MiB
+from zsim.zfs.arc import arc_data_bytes, dbuf_cache_bytes, dbuf_share_of_hits, l2arc_split
 from zsim.zfs.compression import compressed_psize
 from zsim.zfs.version import parse_zfs_version
 
@@ -90,6 +91,8 @@ class PoolModel:
         self.slots = slots
         self.njobs = w.numjobs
         self.clients = self.njobs * (slots if self.direct else 1)
+        self.reads = w.rw == "randread"
+        self.random = w.rw.startswith("rand")
         self.file_records = max(1, -(-w.size // self.rs))
         self.total_records = self.njobs * self.file_records
         self.costs = cpu_costs(
@@ -110,17 +113,36 @@ class PoolModel:
         self.mem_bw = hw.memory_bandwidth or memory.DEFAULT_MEMORY_BANDWIDTH
         arc_records = arc_data_bytes(hw.ram, self.version, ratio) // self.rs
         cached = pool.primarycache == "all" and not self.direct
+        # cache (L2ARC) devices, each its own vdev: a miss finds its block there with the
+        # share of the missed records they hold, whose headers the ARC pays for
+        # (zsim.zfs.arc.l2arc_split, as ZfsModel.warm_arc)
+        self.cache_disk: Profile = hw.cache_device or hw.disk
+        self.cache_names = [d for v in layout.of_class("cache") for d in v.devices]
+        self.l2_hit = 0.0
+        if self.cache_names and cached and self.random:
+            space = max(GiB, self.cache_disk.size_bytes - 8 * MiB)
+            l2_records = len(self.cache_names) * space // self.psize
+            arc_records, self.l2_hit = l2arc_split(
+                arc_records, self.total_records, l2_records, pool.cache_fill, self.rs
+            )
         self.hit = min(1.0, arc_records / self.total_records) if cached else 0.0
         # P(a read hit needs its record decompressed into a new buffer): an ARC hit outside
         # the dbuf cache, which holds D of the ARC's records (ZfsModel.warm_arc, _expand)
         dbuf_records = dbuf_cache_bytes(hw.ram, self.version) // self.rs
         dbuf = dbuf_share_of_hits(dbuf_records, arc_records, self.total_records)
         self.hit_expand = self.hit * (1.0 - dbuf)
-        self.reads = w.rw == "randread"
-        self.random = w.rw.startswith("rand")
         self._place_files(pool)
         names = [d for v in layout.data_vdevs for d in v.devices]
         self.paths = bus_stages(simpy.Environment(), sc.hardware, names, self.disk)
+        # the cache devices' own links (not behind the HBA, as the DES builds them)
+        self.cache_paths = (
+            bus_stages(
+                simpy.Environment(), sc.hardware, self.cache_names, self.cache_disk,
+                behind_hba=False,
+            )
+            if self.cache_names
+            else {}
+        )  # fmt: skip
 
     # ---- where the files sit (as ZfsModel.place_files: just below the fill line)
     def _place_files(self, pool: Pool) -> None:
@@ -141,12 +163,15 @@ class PoolModel:
             v.hi = min(1.0, (start + max(share, 1)) / v.space)
 
     # ---- the bus: links, expander, HBA (the DES's own stages, rates only)
-    def _bus_bound(self, leaf_load: dict[str, tuple[float, float]]) -> tuple[float, str]:
+    def _bus_bound(
+        self, leaf_load: dict[str, tuple[float, float]], paths: dict[str, Any] | None = None
+    ) -> tuple[float, str]:
         """Calls/s the bus stages allow, and the busiest stage's name. ``leaf_load``: per
-        device, (bytes, I/Os) per call."""
+        device, (bytes, I/Os) per call; ``paths``: the devices' paths (default the data
+        disks')."""
         stages: dict[int, Any] = {}
         load: dict[int, list[float]] = {}
-        for name, path in self.paths.items():
+        for name, path in (self.paths if paths is None else paths).items():
             nbytes, ios = leaf_load.get(name, (0.0, 0.0))
             for stage in path.stages:
                 stages[id(stage)] = stage

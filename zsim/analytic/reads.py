@@ -16,11 +16,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from zsim.analytic import devices
-from zsim.analytic.demands import SYNC_READ_MAX, AnalyticVdev, PoolModel
+from zsim.analytic.demands import ASYNC_WRITE_MAX, SYNC_READ_MAX, AnalyticVdev, PoolModel
 from zsim.analytic.draid_load import draid_read_shares
 from zsim.analytic.queueing import Station, solve
 from zsim.des.vdev import TopVdev
 from zsim.units import MiB
+from zsim.zfs.arc import L2ARC_WRITE_MAX
 
 #: most consecutive records whose column map gives a raidz vdev's per-leaf read shares
 RECORDS_SAMPLED = 4096
@@ -239,8 +240,13 @@ class ReadModel(PoolModel):
         cpu_demand = call_demand + bg_demand
         cpu = Station("cpu", lambda k: min(k, self.cores) / call_demand)
         groups: dict[tuple, Station] = {}
+        pool_share = 1.0 - self.l2_hit  # of the misses: the rest read a cache device
+        cache_sig: tuple | None = None
+        if self.l2_hit > 0 and miss > 0:
+            cache_sig, cache_station = self._cache_read_station(miss * records * self.l2_hit)
+            groups[cache_sig] = cache_station
         for v in self.vdevs:
-            visits = miss * records * v.weight
+            visits = miss * pool_share * records * v.weight
             if visits <= 0:
                 continue
             for sig, st in self._vdev_read_stations(v, visits):
@@ -262,9 +268,17 @@ class ReadModel(PoolModel):
         for v in self.vdevs:
             _, nbytes = self._leaf_reads(v)
             for name, p in zip(v.top.vdev.devices, self._read_shares(v), strict=True):
-                ios = miss * records * v.weight * p
+                ios = miss * pool_share * records * v.weight * p
                 leaf_load[name] = (ios * nbytes, ios)
         bus, bus_name = self._bus_bound(leaf_load)
+        if cache_sig is not None:  # the L2ARC hits cross the cache devices' links
+            per_device = miss * records * self.l2_hit / len(self.cache_names)
+            sector = 1 << self.sc.pool.ashift
+            block = -(-self.psize // sector) * sector
+            cache_load = dict.fromkeys(self.cache_names, (per_device * block, per_device))
+            cache_bus, cache_bus_name = self._bus_bound(cache_load, self.cache_paths)
+            if cache_bus < bus:
+                bus, bus_name = cache_bus, cache_bus_name
         util = {"cpu": min(1.0, x * cpu_demand / self.cores)}
         if bus_name:
             util[bus_name] = min(1.0, x / bus)
@@ -273,6 +287,9 @@ class ReadModel(PoolModel):
         # the busiest leaf's mean occupancy per vdev signature, from the stations' populations
         occupancy: dict[tuple, float] = {}
         for sig, station in zip(groups, stations[-len(groups) :] if groups else [], strict=True):
+            if sig == cache_sig:
+                occupancy[sig] = solution.population[station.name] / station.copies
+                continue
             kind, width = sig[0], sig[1] - len(sig[6])  # the leaves still there
             base = sig[:7]  # the vdev's signature (self._sig), without a leaf's share
             pop = solution.population[station.name] / station.copies
@@ -289,7 +306,7 @@ class ReadModel(PoolModel):
             table = devices.device_table(self.disk, nbytes, False, False, v.lo, v.hi, SYNC_READ_MAX)
             k = occupancy.get(self._sig(v, nbytes), 1.0)
             for name, p in zip(v.top.vdev.devices, shares, strict=True):
-                leaf_ios = x * miss * records * v.weight * p
+                leaf_ios = x * miss * pool_share * records * v.weight * p
                 # an HDD is busy while anything is outstanding (rate at its occupancy);
                 # flash is busy as the DES counts it, by the share of its saturated rate
                 k_leaf = k * p / hottest if hottest > 0 else k
@@ -300,9 +317,41 @@ class ReadModel(PoolModel):
             balance = (
                 len(v.top.vdev.devices) - len(v.top.failed) if v.top.vdev.kind == "mirror" else 1
             )
-            p99_parts.append((v.weight, table, k, touched, balance))
+            p99_parts.append((v.weight * pool_share, table, k, touched, balance))
+        if cache_sig is not None:
+            table, busy = self._cache_table()
+            k = occupancy.get(cache_sig, 1.0)
+            per_device = x * miss * records * self.l2_hit / len(self.cache_names)
+            capacity = table.at(max(1.0, k)) if self.cache_disk.kind == "hdd" else table.rate[-1]
+            for name in self.cache_names:
+                util[f"disk:{name}"] = float(min(1.0, per_device / (capacity * (1 - busy)) + busy))
+            p99_parts.append((self.l2_hit, table, k, 1, 1))
         self._p99_parts = p99_parts
         return x, util
+
+    def _cache_table(self) -> tuple[devices.DeviceTable, float]:
+        """The cache devices' table for reads of a block (anywhere on the device, as the
+        L2ARC places them), and the share of each device's time the L2ARC feed takes:
+        ``l2arc_write_max`` a second (the DES's ``ZfsModel._l2_feed``, 1 MiB writes at
+        async-write priority) over the devices."""
+        sector = 1 << self.sc.pool.ashift
+        nbytes = -(-self.psize // sector) * sector
+        table = devices.device_table(self.cache_disk, nbytes, False, False, 0.0, 1.0, SYNC_READ_MAX)
+        feed = devices.device_table(self.cache_disk, MiB, True, True, 0.0, 1.0, ASYNC_WRITE_MAX)
+        feed_bytes = L2ARC_WRITE_MAX / len(self.cache_names)
+        return table, min(0.5, feed_bytes / (MiB * feed.rate[-1]))
+
+    def _cache_read_station(self, visits: float) -> tuple[tuple, Station]:
+        """The cache devices as one merged station: an L2ARC hit reads its block from one of
+        them (spread evenly), each at its own rate less the feed's share of its time."""
+        table, busy = self._cache_table()
+
+        def rate(k: int) -> float:
+            return (1.0 - busy) * (k * table.at(1) if k < 1 else table.at(min(k, SYNC_READ_MAX)))
+
+        n = len(self.cache_names)
+        sig = ("cache", n, table.mean_service)
+        return sig, Station("cache", rate, visits=visits, copies=n)
 
     def _sig(self, v: AnalyticVdev, nbytes: int) -> tuple:
         top = v.top

@@ -30,10 +30,16 @@ def validity(sc: Scenario) -> str | None:
     if not isinstance(layout, ZfsLayout):
         return f"{pool.layout!r} is not a ZFS pool (md RAID, btrfs, zpool-on and raw are DES-only)"
     sync = sync_writes(sc)  # commits through the ZIL (zsim.analytic.sync)
-    if any(layout.of_class(c) for c in ("special", "dedup", "cache")) or (
+    if any(layout.of_class(c) for c in ("special", "dedup")) or (
         layout.of_class("log") and not sync
     ):
-        return "support vdevs (log, special, dedup, cache) are modelled by the DES only"
+        return "support vdevs (log, special, dedup) are modelled by the DES only"
+    if layout.of_class("cache") and (w.rw not in ("randread", "randwrite", "write") or sync):
+        return (
+            f"cache (L2ARC) devices with fio rw={w.rw!r}{' and sync writes' if sync else ''}: "
+            f"the analytic engine answers random reads (hits on the cache devices) and "
+            f"buffered writes there; the rest is modelled by the DES only"
+        )
     if w.tool != "fio":
         return f"workload tool {w.tool!r}: the analytic engine models fio jobs"
     if pool.failed:

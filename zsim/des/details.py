@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from zsim.des.zfs_model import L2ARC_WRITE_MAX, ZfsModel
+from zsim.des.zfs_model import ZfsModel
 from zsim.des.zil import Zil
+from zsim.zfs.arc import L2ARC_WRITE_MAX
 
 
 def l2arc_details(zfs: ZfsModel) -> dict[str, Any]:

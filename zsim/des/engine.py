@@ -25,6 +25,7 @@ from zsim.capacity import Partitioning, capacity, metaslab_shift
 from zsim.des.clients import Job
 from zsim.des.details import l2arc_details, zil_details
 from zsim.des.linux.zpool_on import build_md_leaf
+from zsim.des.precision import rate_precision
 from zsim.des.vdev import ASYNC_READ, SYNC_READ, LeafQueue, TopVdev, aggregation_limit
 from zsim.des.zfs_model import ZfsModel
 from zsim.des.zil import Zil
@@ -40,12 +41,7 @@ from zsim.machine.links import bus_stages
 from zsim.machine.resources import CpuPool, Device, MemoryBus
 from zsim.machine.run_control import RunControl
 from zsim.machine.run_guard import CapReached, RunGuard, run_until
-from zsim.machine.stats import (
-    CompletionLog,
-    batch_means_halfwidth,
-    cycle_means_halfwidth,
-    mser5_truncation,
-)
+from zsim.machine.stats import CompletionLog
 from zsim.result import DirectionStats, SimResult
 from zsim.scenario import Scenario
 from zsim.units import GiB, MiB
@@ -519,75 +515,22 @@ class Engine:
         written = self.stats.write_bytes
         return self.zfs.max_dirty / written if written else math.inf
 
-    def _series(self, window: float) -> np.ndarray:
-        times = np.asarray(self.stats.times)
-        bins = int(self.env.now // window)
-        counts = np.bincount((times // window).astype(int), minlength=bins + 1)[:bins]
-        return counts / window
-
-    def _window(self) -> float:
-        """Width of the rate series' bins: ≥ one txg period for writes (the rate breathes
-        with each sync), else long enough for ~20 completions per bin."""
-        n = len(self.stats.times)
-        rate = n / max(self.env.now, 1e-9)
-        window = 20 / rate if rate > 0 else self.env.now / 10
-        if self.read_fraction < 1.0:
-            sync_period = self.env.now / max(1, self.zfs.txgs_synced)
-            window = max(window, min(sync_period, self.zfs.txg.txg_timeout) / 2)
-        return max(window, self.env.now / 400)
-
-    #: whole txg cycles a write run measures over before its precision counts by cycle
-    MIN_CYCLES = 6
-
     def _precision(self) -> tuple[float, float, float]:
-        """(relative 95 % half-width, start of the measured span, bin width) of the rate.
-        The span ends now, or at the last txg sync of a write run measured by cycle
-        (``self.measured_until``)."""
-        self.measured_until = None
-        if len(self.stats.times) < 200:
-            return math.inf, 0.0, 0.0
-        window = self._window()
-        series = self._series(window)
-        if len(series) < 20:
-            return math.inf, 0.0, window
-        cut = mser5_truncation(series)
-        filled_at = getattr(getattr(self, "zfs", None), "filled_at", None)
-        if filled_at is not None:  # measure after the write buffer has filled
-            cut = max(cut, math.ceil(filled_at / window))
-        if self.read_fraction < 1.0:
-            by_cycle = self._cycle_precision(cut * window)
-            if by_cycle is not None:
-                return by_cycle[0], by_cycle[1], window
-        kept = series[cut:]
-        if len(kept) < 10:
-            return math.inf, cut * window, window
-        mean, half = batch_means_halfwidth(kept, batches=min(20, len(kept) // 2))
-        if mean <= 0:
-            return math.inf, cut * window, window
-        # Batch means miss slow swings longer than a batch (the write path can alternate big
-        # and small txgs over tens of seconds): the two halves of the kept series must agree
-        # too, and their gap counts as the precision when it is the larger.
-        first, second = np.array_split(kept, 2)
-        drift = abs(float(first.mean()) - float(second.mean())) / mean
-        return max(half / mean, drift), cut * window, window
-
-    def _cycle_precision(self, start: float) -> tuple[float, float] | None:
-        """(relative 95 % half-width, first cycle mark) over the whole txg cycles after
-        ``start``, or None before :attr:`MIN_CYCLES` of them. A write run's completions
-        follow each sync (the throttle releases writers as dirty data drains), so fixed bins
-        alias the cycle; whole cycles do not (:func:`cycle_means_halfwidth`)."""
+        """(relative 95 % half-width, start of the measured span, bin width) of the rate
+        (:func:`zsim.des.precision.rate_precision`); the span ends now, or at the last txg
+        sync of a write run measured by cycle (``self.measured_until``)."""
         zfs = getattr(self, "zfs", None)  # the Linux block engine has no txgs
-        if zfs is None:
-            return None
-        marks = np.asarray(zfs.sync_times)
-        marks = marks[marks >= start]
-        if len(marks) <= self.MIN_CYCLES:
-            return None
-        rate, half, drift = cycle_means_halfwidth(np.asarray(self.stats.times), marks)
-        if rate <= 0:
-            return None
-        self.measured_until = float(marks[-1])
-        return max(half / rate, drift), float(marks[0])
+        p = rate_precision(
+            self.stats.times,
+            self.env.now,
+            writes=self.read_fraction < 1.0 and zfs is not None,
+            txgs_synced=zfs.txgs_synced if zfs is not None else 0,
+            txg_timeout=zfs.txg.txg_timeout if zfs is not None else 5.0,
+            filled_at=zfs.filled_at if zfs is not None else None,
+            sync_times=zfs.sync_times if zfs is not None else (),
+        )
+        self.measured_until = p.end
+        return p.ci_rel, p.start, p.window
 
     def _directions(self, warmup: float) -> tuple[DirectionStats, DirectionStats]:
         """Read and write rates and completion latencies of the calls done in the measured

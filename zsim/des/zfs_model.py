@@ -32,7 +32,14 @@ from zsim.machine.costs import CpuCosts, cpu_costs
 from zsim.machine.resources import CpuPool, after
 from zsim.scenario import Scenario
 from zsim.units import KiB, MiB
-from zsim.zfs.arc import RecordCache, arc_data_bytes, dbuf_cache_bytes, dbuf_share_of_hits
+from zsim.zfs.arc import (
+    L2ARC_WRITE_MAX,
+    RecordCache,
+    arc_data_bytes,
+    dbuf_cache_bytes,
+    dbuf_share_of_hits,
+    l2arc_split,
+)
 from zsim.zfs.compression import compressed_psize, sparse_record_psize
 from zsim.zfs.indirect import INDIRECT_BYTES, indirect_levels
 from zsim.zfs.txg import async_write_max_active, throttle_delay, txg_tunables
@@ -44,11 +51,6 @@ FREE_CPU_S = 2e-6
 """CPU for one freed block at 3 GHz: ``dsl_dataset_block_kill()`` → ``metaslab_free()`` adds
 the range to the metaslab's freeing tree and, at sync, to its space map. Estimate: a few
 range-tree (B-tree) operations of ~0.5 µs each; to be calibrated."""
-L2ARC_WRITE_MAX = 8 * MiB
-"""``l2arc_write_max``: bytes the L2ARC feed thread writes per ``l2arc_feed_secs`` (1 s)."""
-L2ARC_HEADER_BYTES = 96
-"""ARC memory per block held only in the L2ARC (the L2-only ``arc_buf_hdr_t``, ``arc.c``
-``HDR_L2ONLY_SIZE``; about 70–100 B by release)."""
 
 
 class ZfsModel:
@@ -343,12 +345,10 @@ class ZfsModel:
             # L2ARC: compressed blocks on the cache devices; each block held there costs an
             # ARC header
             l2_records = sum(t.space for t in self.cache_tops) // self.psize
-            held = min(l2_records, total - min(arc, total)) * self.sc.pool.cache_fill
-            arc = max(0, arc - int(held * L2ARC_HEADER_BYTES) // self.recordsize)
+            arc, self.l2_hit = l2arc_split(
+                arc, total, l2_records, self.sc.pool.cache_fill, self.recordsize
+            )
             self.arc.capacity = arc
-            beyond = total - min(arc, total)
-            held = min(held, beyond)
-            self.l2_hit = held / beyond if beyond else 0.0
         self.arc.uniform_hit = min(1.0, arc / total) if total else 0.0
         self.dbufs.uniform_hit = dbuf_share_of_hits(self.dbufs.capacity, arc, total)
 

@@ -17,6 +17,11 @@ from zsim.units import GiB, MiB
 from zsim.zfs.version import ZfsVersion
 
 DATA_SHARE = 0.75
+L2ARC_WRITE_MAX = 8 * MiB
+"""``l2arc_write_max``: bytes the L2ARC feed thread writes per ``l2arc_feed_secs`` (1 s)."""
+L2ARC_HEADER_BYTES = 96
+"""ARC memory per block held only in the L2ARC (the L2-only ``arc_buf_hdr_t``, ``arc.c``
+``HDR_L2ONLY_SIZE``; about 70–100 B by release)."""
 
 
 def arc_max_bytes(ram: int, version: ZfsVersion) -> int:
@@ -52,6 +57,22 @@ def dbuf_share_of_hits(dbuf_records: int, arc_records: int, total_records: int) 
 def arc_data_bytes(ram: int, version: ZfsVersion, compress_ratio: float = 1.0) -> int:
     """Logical bytes of file data the ARC holds when warm (compressed ARC: × compress_ratio)."""
     return int(arc_max_bytes(ram, version) * DATA_SHARE * compress_ratio)
+
+
+def l2arc_split(
+    arc_records: int, total_records: int, l2_records: int, fill: float, recordsize: int
+) -> tuple[int, float]:
+    """(records the ARC holds, P(L2ARC hit | ARC miss)) under uniform random access to
+    ``total_records`` with cache devices that hold ``l2_records`` blocks, ``fill`` of them
+    the workload's: the blocks beyond the ARC the L2ARC holds cost the ARC one
+    :data:`L2ARC_HEADER_BYTES` header each (taken from its data), and a miss finds its block
+    on a cache device with the share of the missed records held there."""
+    total = max(0, total_records)
+    held = min(l2_records, total - min(arc_records, total)) * fill
+    arc = max(0, arc_records - int(held * L2ARC_HEADER_BYTES) // recordsize)
+    beyond = total - min(arc, total)
+    held = min(held, beyond)
+    return arc, (held / beyond if beyond else 0.0)
 
 
 class RecordCache:

@@ -328,14 +328,8 @@ class BlockFsEngine(Engine):
         else:
             self.fs.write(ranges, done)
 
-    # ---- measurement (the stop rule is Engine.run / Engine._precision)
-    def _window(self) -> float:
-        """Width of the rate series' bins: long enough for ~20 completions per bin."""
-        n = len(self.stats.times)
-        rate = n / max(self.env.now, 1e-9)
-        window = 20 / rate if rate > 0 else self.env.now / 10
-        return max(window, self.env.now / 400)
-
+    # ---- measurement (the stop rule is Engine.run / Engine._precision: no txgs here, so
+    # bins of ~20 completions, zsim.des.precision)
     def transient_share(self) -> float:
         """0: buffered writes start with the page cache at its dirty set point
         (:meth:`Writeback.warm`), direct and synced writes have no buffer to fill."""

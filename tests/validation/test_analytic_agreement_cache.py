@@ -1,0 +1,104 @@
+"""The analytic engine against the discrete-event engine on pools with cache (L2ARC)
+devices, on scenarios hypothesis draws from ``tests/agreement_cache.py`` (hard-disk pools
+with one or two SATA or NVMe cache devices; random reads, whose ARC misses find their block
+on a cache device with the share the cache holds, and buffered writes; 16K-1M records; 1-16
+jobs).
+
+For every draw, as in ``test_analytic_agreement.py``: a draw the analytic engine declines is
+counted, not compared; else the DES runs (seed 1, 5 % CI target, 120 simulated seconds) and a
+run that misses its CI target is inconclusive; else the calls/s must agree within 15 %, the
+read p99s within 30 % and the ``limit`` must name the same kind of resource (or the other
+engine has it ≥ 70 % busy).
+
+``ZSIM_AGREEMENT_CACHE_DRAWS`` sets the number of draws (default 20),
+``ZSIM_AGREEMENT_WORKERS`` the DES processes run at once (default 2).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import statistics
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from tests.agreement_cache import cache_scenarios
+from tests.validation.test_analytic_agreement import _failures, _key, _line, compare
+
+pytestmark = pytest.mark.slow
+
+DRAWS = int(os.environ.get("ZSIM_AGREEMENT_CACHE_DRAWS", "20"))
+WORKERS = max(1, int(os.environ.get("ZSIM_AGREEMENT_WORKERS", "2")))
+#: at least this share of the draws must be compared (not declined nor inconclusive)
+MIN_COMPARED_SHARE = 0.7
+BATCH = 8  # draws per hypothesis example
+
+
+@functools.cache
+def _draws() -> tuple[dict[str, Any], ...]:
+    """The first ``DRAWS`` distinct draws of the derandomized strategy (the same everywhere)."""
+    found: dict[str, dict[str, Any]] = {}
+
+    @settings(
+        max_examples=4 * DRAWS,
+        phases=[Phase.generate],
+        derandomize=True,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(st.lists(cache_scenarios(), min_size=BATCH, max_size=BATCH, unique_by=_key))
+    def collect(draws: list[dict[str, Any]]) -> None:
+        for draw in draws:
+            if len(found) < DRAWS:
+                found.setdefault(_key(draw), draw)
+
+    collect()
+    return tuple(found.values())
+
+
+@functools.cache
+def _records() -> tuple[dict[str, Any], ...]:
+    draws = _draws()
+    if WORKERS == 1:
+        return tuple(map(compare, draws))
+    with ProcessPoolExecutor(max_workers=WORKERS) as pool:
+        return tuple(pool.map(compare, draws))
+
+
+def test_print_the_cache_agreement_table():
+    records = _records()
+    compared = [r for r in records if r["status"] == "compared"]
+    declined = Counter(r["reason"] for r in records if r["status"] == "declined")
+    lines = [_line(r) for r in records]
+    lines.append(
+        f"drawn {len(records)}, declined {sum(declined.values())}, inconclusive "
+        f"{sum(r['status'] == 'inconclusive' for r in records)}, compared {len(compared)}, "
+        f"disagreeing: {sum(bool(_failures(r)) for r in compared)}"
+    )
+    errors = [abs(r["rate_err"]) for r in compared]
+    if errors:
+        lines.append(
+            f"|rate error| median {statistics.median(errors):.1%}, worst {max(errors):.1%}"
+        )
+    for reason, n in declined.most_common():
+        lines.append(f"declined {n}: {reason}")
+    print("\n" + "\n".join(lines))
+    assert len(records) == DRAWS, len(records)
+
+
+def test_enough_cache_draws_are_compared():
+    records = _records()
+    compared = [r for r in records if r["status"] == "compared"]
+    assert len(compared) >= MIN_COMPARED_SHARE * DRAWS, Counter(r["status"] for r in records)
+    assert statistics.median(abs(r["rate_err"]) for r in compared) <= 0.05
+
+
+def test_every_compared_cache_draw_agrees_with_the_des():
+    failing = [r for r in _records() if r["status"] == "compared" and _failures(r)]
+    assert not failing, "\n".join(_line(r) for r in failing)
