@@ -158,6 +158,22 @@ def test_cache_devices_serve_the_misses_they_hold_and_cost_the_arc_their_headers
     assert 0.0 < cached.utilization["disk:sdi"] < 1.0  # the cache device after the 8 disks
 
 
+def test_a_special_vdev_takes_the_metadata_and_data_on_it_is_declined():
+    """With a special vdev the txg's indirect blocks leave the data disks (their bound
+    rises) and load the special devices; records small enough to live there are the DES's."""
+    writes = ("workload.rw=randwrite", "workload.size=64GiB", "pool.recordsize=16K",
+              "workload.bs=16K", "hardware.special_device=wd-ultrastar-sn840-3.2tb")  # fmt: skip
+    plain = zsim.simulate(_scenario(*writes), engine="analytic")
+    special = zsim.simulate(
+        _scenario(*writes, "pool.layout=4x mirror 2 special mirror 2"), engine="analytic"
+    )
+    assert special.write.iops > plain.write.iops
+    assert special.utilization["disk:sdi"] > 0.0  # the first special child
+    small = _scenario(*writes, "pool.layout=4x mirror 2 special mirror 2",
+                      "pool.special_small_blocks=16K")  # fmt: skip
+    assert "data blocks on the special vdevs" in (validity(small) or "")
+
+
 def test_the_result_has_the_simulate_shape_and_is_reproducible():
     sc = zsim.load_scenario(MIRRORS)
     a, b = zsim.simulate(sc, engine="analytic"), zsim.simulate(sc, engine="analytic")

@@ -93,6 +93,11 @@ def compare(draw: dict[str, Any]) -> dict[str, Any]:
     )
     if draw["pool"].get("failed"):
         label += f" failed={','.join(draw['pool']['failed'])}"
+    if draw["hardware"].get("special_device"):
+        label += (
+            f" on {draw['hardware']['special_device'][:10]}"
+            f" small={draw['pool']['special_small_blocks'] >> 10}K"
+        )
     if draw["hardware"].get("cache_device"):
         label += f" on {draw['hardware']['cache_device'][:10]} fill={draw['pool']['cache_fill']}"
     try:

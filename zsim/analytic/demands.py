@@ -134,6 +134,22 @@ class PoolModel:
         self._place_files(pool)
         names = [d for v in layout.data_vdevs for d in v.devices]
         self.paths = bus_stages(simpy.Environment(), sc.hardware, names, self.disk)
+        # special vdevs (on their own profile, as the DES builds them) take the metadata:
+        # spa_preferred_class() sends indirect blocks to the special class (validity()
+        # admits pools whose data blocks stay on the data vdevs)
+        self.special_disk: Profile = hw.special_device or hw.disk
+        specials = layout.of_class("special")
+        special_space = max(GiB, self.special_disk.size_bytes - 8 * MiB)
+        self.special_tops = [
+            TopVdev(
+                v,
+                cast(list[LeafQueue], [None] * len(v.devices)),
+                pool.ashift,
+                special_space,
+                self.special_disk.kind == "hdd",
+            )
+            for v in specials
+        ]
         # the cache devices' own links (not behind the HBA, as the DES builds them)
         self.cache_paths = (
             bus_stages(

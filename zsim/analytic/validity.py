@@ -11,6 +11,7 @@ from zsim.errors import ZsimError
 from zsim.layout.tree import ZfsLayout
 from zsim.scenario import Scenario
 from zsim.zfs.arc import arc_data_bytes, zfetch_max_distance
+from zsim.zfs.compression import compressed_psize
 from zsim.zfs.txg import txg_tunables
 from zsim.zfs.version import parse_zfs_version
 
@@ -30,10 +31,12 @@ def validity(sc: Scenario) -> str | None:
     if not isinstance(layout, ZfsLayout):
         return f"{pool.layout!r} is not a ZFS pool (md RAID, btrfs, zpool-on and raw are DES-only)"
     sync = sync_writes(sc)  # commits through the ZIL (zsim.analytic.sync)
-    if any(layout.of_class(c) for c in ("special", "dedup")) or (
-        layout.of_class("log") and not sync
-    ):
-        return "support vdevs (log, special, dedup) are modelled by the DES only"
+    if layout.of_class("dedup") or (layout.of_class("log") and not sync):
+        return "support vdevs (log without sync writes, dedup) are modelled by the DES only"
+    if layout.of_class("special"):
+        reason = _special_reason(sc)
+        if reason is not None:
+            return reason
     if layout.of_class("cache") and (w.rw not in ("randread", "randwrite", "write") or sync):
         return (
             f"cache (L2ARC) devices with fio rw={w.rw!r}{' and sync writes' if sync else ''}: "
@@ -93,6 +96,26 @@ def validity(sc: Scenario) -> str | None:
             )
     if w.rw == "randread" and w.bs > rs and not direct_io(sc):
         return "buffered reads of several records per call are modelled by the DES only"
+    return None
+
+
+def _special_reason(sc: Scenario) -> str | None:
+    """Why a pool with special vdevs is outside the range: the engine answers random and
+    sequential reads and buffered writes whose data blocks stay on the data vdevs (the
+    special vdevs take the indirect blocks, spa_preferred_class())."""
+    pool, w = sc.pool, sc.workload
+    ratio = pool.compress_ratio if pool.compression != "off" else 1.0
+    if compressed_psize(pool.recordsize, ratio, pool.ashift) <= pool.special_small_blocks:
+        return (
+            f"data blocks on the special vdevs (records of {pool.recordsize} B stored at most "
+            f"special_small_blocks = {pool.special_small_blocks} B) are modelled by the DES only"
+        )
+    if w.rw not in ("randread", "read", "randwrite", "write") or sync_writes(sc):
+        what = "sync writes" if sync_writes(sc) else f"fio rw={w.rw!r}"
+        return (
+            f"{what} with special vdevs are modelled by the DES only; the analytic engine "
+            f"answers reads and buffered writes there"
+        )
     return None
 
 

@@ -89,6 +89,8 @@ class WriteModel(PoolModel):
                 )
             vdev_records = leaf_bytes_per_s / per_record_leaf
             bounds[f"vdev{i}"] = vdev_records / v.weight / records_per_call
+        if self.special_tops and meta["special"] > 0:
+            bounds["special"] = self._special_bound(meta["special"]) / records_per_call
         # memory bus
         write_traffic = memory.write_record_bytes(
             rs,
@@ -120,6 +122,18 @@ class WriteModel(PoolModel):
         self._txg_cycle(bounds, leaf_io_bytes, records_per_call)
         return min(bounds.values()), bounds
 
+    def _special_bound(self, per_vdev: float) -> float:
+        """Records/s the special vdevs take the txg's indirect blocks at: each vdev gets
+        ``per_vdev`` allocated bytes per record, every child of a mirror all of them, in
+        writes the leaf queue aggregates (a txg's metadata is allocated back to back)."""
+        top = self.special_tops[0]
+        sector = 1 << top.ashift
+        agg = aggregation_limit(self.special_disk.kind == "hdd", self.version)
+        per_leaf = per_vdev * (1.0 if top.vdev.kind == "mirror" else 1.0 / len(top.vdev.devices))
+        table = devices.device_table(self.special_disk, agg, True, True, 0.0, 1.0, ASYNC_WRITE_MAX)
+        leaf_bytes_per_s = max(sector, agg) * table.at(ASYNC_WRITE_MAX)
+        return leaf_bytes_per_s / per_leaf
+
     def _metadata_per_record(self, per_txg: float | None = None) -> dict[str, Any]:
         """A record's share of the indirect blocks its txg rewrites (as the DES writes them:
         every dirty record's parent at every level, ditto copies by ``redundant_metadata``):
@@ -133,6 +147,7 @@ class WriteModel(PoolModel):
         per_txg = max(1.0, 0.6 * txg.dirty_max / self.rs if per_txg is None else per_txg)
         call_records = max(1.0, self.bs / self.rs)
         asize = [0.0] * len(self.vdevs)
+        special = 0.0  # bytes per record on each special vdev (they share it evenly)
         cpu = 0.0
         meta_compress = cpu_costs(
             self.sc.hardware.cpu_ghz,
@@ -161,10 +176,14 @@ class WriteModel(PoolModel):
             psize, copies = indirect_block(level, self.file_records, pool.ashift,
                                            pool.redundant_metadata)  # fmt: skip
             blocks = dirty * copies / per_txg  # indirect block copies per record
-            for i, v in enumerate(self.vdevs):
-                asize[i] += blocks * psize_to_asize(v.top.vdev, psize, pool.ashift)
+            if self.special_tops:  # the metadata class: the special vdevs, in turn
+                tops = self.special_tops
+                special += blocks * psize_to_asize(tops[0].vdev, psize, pool.ashift) / len(tops)
+            else:
+                for i, v in enumerate(self.vdevs):
+                    asize[i] += blocks * psize_to_asize(v.top.vdev, psize, pool.ashift)
             cpu += blocks * (c.zio + INDIRECT_BYTES * meta_compress + psize * c.checksum_per_byte)
-        return {"asize": asize, "cpu": cpu}
+        return {"asize": asize, "special": special, "cpu": cpu}
 
     def _txg_cycle(
         self, bounds: dict[str, float], leaf_io_bytes: list[int], records_per_call: float
@@ -192,6 +211,7 @@ class WriteModel(PoolModel):
         # and the sync ends when the last leaf is done: the pool waits for the slowest of
         # its leaves' positionings (negligible on flash)
         leaves = sum(len(x.top.vdev.devices) - len(x.top.failed) for x in self.vdevs)
+        leaves += sum(len(t.vdev.devices) for t in self.special_tops)  # uberblocks there too
         restart = positioning.expected_max(leaves)
         for key, bound in bounds.items():
             if key == "client" or not math.isfinite(bound):
@@ -204,6 +224,11 @@ class WriteModel(PoolModel):
         util: dict[str, float] = {}
         for key, bound in bounds.items():
             if key == "client":
+                continue
+            if key == "special":
+                for t in self.special_tops:
+                    for disk in t.vdev.devices:
+                        util[f"disk:{disk}"] = min(1.0, x / bound)
                 continue
             if key.startswith("vdev"):
                 top = self.vdevs[int(key[4:])].top
@@ -218,6 +243,8 @@ class WriteModel(PoolModel):
         """The binding bound, named as the DES names resources (the clients' own CPU is
         ``cpu``, as the DES says when its client threads are ≥ 85 % busy)."""
         name = min(bounds, key=bounds.__getitem__)
+        if name == "special":
+            return f"disk:{self.special_tops[0].vdev.devices[0]}"
         if name.startswith("vdev"):
             top = self.vdevs[int(name[4:])].top
             alive = [d for i, d in enumerate(top.vdev.devices) if i not in top.failed]
