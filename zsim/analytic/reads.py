@@ -104,13 +104,6 @@ def record_reads(
     return found
 
 
-def column_shares(
-    top: TopVdev, psize: int, asize: int, column: int, records: int, width: int | None = None
-) -> np.ndarray:
-    """Each leaf's share of record reads (:attr:`RecordReads.shares` of :func:`record_reads`)."""
-    return record_reads(top, psize, asize, column, records, width).shares
-
-
 class ReadModel(PoolModel):
     """Calls/s, utilisations and latency of a random-read job."""
 
