@@ -14,21 +14,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from tests.agreement_randrw import DISKS, FLASH_RECORDS, RECORDS
 from zsim.layout.grammar import parse_layout
 from zsim.layout.tree import ZfsLayout
-
-DISKS = [
-    "seagate-ironwolf-12tb",
-    "seagate-exos-x20-20tb",
-    "seagate-ironwolf-12tb",
-    "seagate-exos-x20-20tb",
-    "seagate-ironwolf-12tb",
-    "seagate-exos-x20-20tb",
-    "wd-ultrastar-sn840-3.2tb",
-    "samsung-870-evo-500gb",
-]
-RECORDS = [16 << 10, 32 << 10, 64 << 10, 128 << 10, 256 << 10, 1 << 20]
-FLASH_RECORDS = RECORDS[3:]
 
 
 @st.composite

@@ -14,22 +14,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-DISKS = ["seagate-ironwolf-12tb", "seagate-exos-x20-20tb"]
+from tests.agreement_cache import DISKS, RECORDS, data_layouts
+
 SPECIALS = ["samsung-870-evo-500gb", "wd-ultrastar-sn840-3.2tb"]
-RECORDS = [16 << 10, 32 << 10, 64 << 10, 128 << 10, 256 << 10, 1 << 20]
-
-
-@st.composite
-def data_layouts(draw: Any) -> str:
-    kind = draw(st.sampled_from(["stripe", "mirror", "raidz", "raidz"]))
-    if kind == "stripe":
-        return f"stripe {draw(st.integers(1, 6))}"
-    if kind == "mirror":
-        return f"{draw(st.integers(1, 4))}x mirror {draw(st.sampled_from([2, 3]))}"
-    parity = draw(st.integers(1, 3))
-    width = draw(st.integers(parity + 2, 10))
-    count = draw(st.integers(1, 2))
-    return f"{count}x raidz{parity} {width}" if count > 1 else f"raidz{parity} {width}"
 
 
 @st.composite

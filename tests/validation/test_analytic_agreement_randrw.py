@@ -23,7 +23,6 @@ import functools
 import os
 import statistics
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import pytest
@@ -31,6 +30,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from tests.agreement_randrw import randrw_scenarios
+from tests.agreement_run import run_records
 from tests.validation.test_analytic_agreement import RATE_TOL, _key, compare
 
 pytestmark = pytest.mark.slow
@@ -69,11 +69,7 @@ def _draws() -> tuple[dict[str, Any], ...]:
 
 @functools.cache
 def _records() -> tuple[dict[str, Any], ...]:
-    draws = _draws()
-    if WORKERS == 1:
-        return tuple(map(compare, draws))
-    with ProcessPoolExecutor(max_workers=WORKERS) as pool:
-        return tuple(pool.map(compare, draws))
+    return run_records(compare, _draws(), WORKERS)
 
 
 def _failures(r: dict[str, Any]) -> list[str]:

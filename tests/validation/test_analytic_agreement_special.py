@@ -19,13 +19,13 @@ import functools
 import os
 import statistics
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from tests.agreement_run import run_records, table_lines
 from tests.agreement_special import special_scenarios
 from tests.validation.test_analytic_agreement import _failures, _key, _line, compare
 
@@ -63,31 +63,12 @@ def _draws() -> tuple[dict[str, Any], ...]:
 
 @functools.cache
 def _records() -> tuple[dict[str, Any], ...]:
-    draws = _draws()
-    if WORKERS == 1:
-        return tuple(map(compare, draws))
-    with ProcessPoolExecutor(max_workers=WORKERS) as pool:
-        return tuple(pool.map(compare, draws))
+    return run_records(compare, _draws(), WORKERS)
 
 
 def test_print_the_special_agreement_table():
     records = _records()
-    compared = [r for r in records if r["status"] == "compared"]
-    declined = Counter(r["reason"] for r in records if r["status"] == "declined")
-    lines = [_line(r) for r in records]
-    lines.append(
-        f"drawn {len(records)}, declined {sum(declined.values())}, inconclusive "
-        f"{sum(r['status'] == 'inconclusive' for r in records)}, compared {len(compared)}, "
-        f"disagreeing: {sum(bool(_failures(r)) for r in compared)}"
-    )
-    errors = [abs(r["rate_err"]) for r in compared]
-    if errors:
-        lines.append(
-            f"|rate error| median {statistics.median(errors):.1%}, worst {max(errors):.1%}"
-        )
-    for reason, n in declined.most_common():
-        lines.append(f"declined {n}: {reason}")
-    print("\n" + "\n".join(lines))
+    print("\n" + "\n".join(table_lines(records, _failures, _line)))
     assert len(records) == DRAWS, len(records)
 
 

@@ -16,13 +16,12 @@ import simpy
 from zsim.analytic.validity import direct_io
 from zsim.des.vdev import ASYNC_WRITE, CLASS_LIMITS, SYNC_READ, LeafQueue, TopVdev
 from zsim.hardware.catalog import Profile
-from zsim.layout.alloc import psize_to_asize
+from zsim.layout.alloc import psize_to_asize, support_vdev_space
 from zsim.layout.tree import ZfsLayout
 from zsim.machine import memory
 from zsim.machine.costs import cpu_costs, zio_taskq_threads
 from zsim.machine.links import bus_stages
 from zsim.scenario import Pool, Scenario
-from zsim.units import GiB, MiB
 from zsim.zfs.arc import arc_data_bytes, dbuf_cache_bytes, dbuf_share_of_hits, l2arc_split
 from zsim.zfs.compression import compressed_psize
 from zsim.zfs.version import parse_zfs_version
@@ -120,7 +119,7 @@ class PoolModel:
         self.cache_names = [d for v in layout.of_class("cache") for d in v.devices]
         self.l2_hit = 0.0
         if self.cache_names and cached and self.random:
-            space = max(GiB, self.cache_disk.size_bytes - 8 * MiB)
+            space = support_vdev_space(self.cache_disk.size_bytes)
             l2_records = len(self.cache_names) * space // self.psize
             arc_records, self.l2_hit = l2arc_split(
                 arc_records, self.total_records, l2_records, pool.cache_fill, self.rs
@@ -139,7 +138,7 @@ class PoolModel:
         # admits pools whose data blocks stay on the data vdevs)
         self.special_disk: Profile = hw.special_device or hw.disk
         specials = layout.of_class("special")
-        special_space = max(GiB, self.special_disk.size_bytes - 8 * MiB)
+        special_space = support_vdev_space(self.special_disk.size_bytes)
         self.special_tops = [
             TopVdev(
                 v,
@@ -151,14 +150,9 @@ class PoolModel:
             for v in specials
         ]
         # the cache devices' own links (not behind the HBA, as the DES builds them)
-        self.cache_paths = (
-            bus_stages(
-                simpy.Environment(), sc.hardware, self.cache_names, self.cache_disk,
-                behind_hba=False,
-            )
-            if self.cache_names
-            else {}
-        )  # fmt: skip
+        self.cache_paths = bus_stages(
+            simpy.Environment(), sc.hardware, self.cache_names, self.cache_disk, behind_hba=False
+        )
 
     # ---- where the files sit (as ZfsModel.place_files: just below the fill line)
     def _place_files(self, pool: Pool) -> None:

@@ -78,10 +78,10 @@ from zsim.des.zil import (
 )
 from zsim.hardware import flash
 from zsim.hardware.catalog import Profile
+from zsim.layout.alloc import support_vdev_space
 from zsim.layout.tree import ZfsLayout
 from zsim.machine.links import bus_stages
 from zsim.result import DirectionStats
-from zsim.units import GiB, MiB
 from zsim.zfs.indirect import indirect_block
 from zsim.zfs.txg import async_write_max_active, txg_tunables
 
@@ -132,7 +132,7 @@ class SyncModel(WriteModel):
         self.flash = flash.flash_params(self.log_disk)
         if logs:
             # a log vdev's allocatable space, as Engine._support_vdevs gives it
-            space = max(GiB, self.log_disk.size_bytes - 8 * MiB)
+            space = support_vdev_space(self.log_disk.size_bytes)
             self.log_tops = [
                 TopVdev(v, [None] * len(v.devices), pool.ashift, space, False)  # type: ignore[list-item]
                 for v in logs

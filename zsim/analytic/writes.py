@@ -127,11 +127,10 @@ class WriteModel(PoolModel):
         ``per_vdev`` allocated bytes per record, every child of a mirror all of them, in
         writes the leaf queue aggregates (a txg's metadata is allocated back to back)."""
         top = self.special_tops[0]
-        sector = 1 << top.ashift
         agg = aggregation_limit(self.special_disk.kind == "hdd", self.version)
         per_leaf = per_vdev * (1.0 if top.vdev.kind == "mirror" else 1.0 / len(top.vdev.devices))
         table = devices.device_table(self.special_disk, agg, True, True, 0.0, 1.0, ASYNC_WRITE_MAX)
-        leaf_bytes_per_s = max(sector, agg) * table.at(ASYNC_WRITE_MAX)
+        leaf_bytes_per_s = agg * table.at(ASYNC_WRITE_MAX)
         return leaf_bytes_per_s / per_leaf
 
     def _metadata_per_record(self, per_txg: float | None = None) -> dict[str, Any]:

@@ -32,6 +32,7 @@ from zsim.des.zil import Zil
 from zsim.errors import ZsimError
 from zsim.hardware import flash, hdd
 from zsim.hardware.catalog import Profile
+from zsim.layout.alloc import support_vdev_space
 from zsim.layout.grammar import parse_layout
 from zsim.layout.tree import VdevClass, ZfsLayout, ZpoolOnBlock
 from zsim.machine import memory
@@ -44,7 +45,6 @@ from zsim.machine.run_guard import CapReached, RunGuard, run_until
 from zsim.machine.stats import CompletionLog
 from zsim.result import DirectionStats, SimResult
 from zsim.scenario import Scenario
-from zsim.units import GiB, MiB
 from zsim.zfs.arc import zfetch_max_distance
 from zsim.zfs.txg import throttle_delay
 from zsim.zfs.version import parse_zfs_version
@@ -217,9 +217,7 @@ class Engine:
                 dev = Device(self.env, name, model, rotating, paths[name], phase)
                 self.devices[name] = dev
                 leaves.append(LeafQueue(dev, aggregation, self.version))
-            # allocatable space: the device less labels and the boot area (a log vdev's
-            # blocks are short-lived, a special vdev's metadata small: neither fills up here)
-            space = max(GiB, profile.size_bytes - 8 * MiB)
+            space = support_vdev_space(profile.size_bytes)
             shift = metaslab_shift(space, self.version)
             top = TopVdev(vdev, leaves, pool.ashift, space, rotating, metaslab_shift=shift)
             tops.append(top)
