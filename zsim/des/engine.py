@@ -25,7 +25,7 @@ from zsim.capacity import Partitioning, capacity, metaslab_shift
 from zsim.des.clients import Job
 from zsim.des.details import l2arc_details, zil_details
 from zsim.des.linux.zpool_on import build_md_leaf
-from zsim.des.precision import rate_precision
+from zsim.des.precision import EARLY_STOP_CALLS, may_stop_early, next_check, rate_precision
 from zsim.des.vdev import ASYNC_READ, SYNC_READ, LeafQueue, TopVdev, aggregation_limit
 from zsim.des.zfs_model import ZfsModel
 from zsim.des.zil import Zil
@@ -478,11 +478,14 @@ class Engine:
         ci_rel, warmup, window = math.inf, 0.0, 0.0
         self.capped: str | None = None
         while True:
-            self.capped = self.run_for(self.env.now + control.check_every)
+            until = next_check(self.env.now, len(self.stats.times), control.check_every)
+            self.capped = self.run_for(until)
             wall = guard.wall()
-            if self.env.now >= control.min_sim_seconds or self.capped:
+            floor = self.env.now >= control.min_sim_seconds - 1e-9
+            if floor or self.capped or len(self.stats.times) >= EARLY_STOP_CALLS // 4:
                 ci_rel, warmup, window = self._precision()
-                if self.capped is None and ci_rel <= control.target_ci and self._settled():
+                precise = self.capped is None and ci_rel <= control.target_ci
+                if precise and self._settled() and (floor or self.may_stop_early(warmup)):
                     break
             if control.on_check is not None:
                 control.on_check(self.env.now, wall, ci_rel)
@@ -498,6 +501,20 @@ class Engine:
     #: dirty data it held before it may stop: until then the clients' rate may include the
     #: buffer filling (absorbed faster than the disks drain it), which batch means cannot see
     SETTLE_DIRTY_MULTIPLE = 10
+
+    def may_stop_early(self, warmup: float) -> bool:
+        """May the run stop before ``RunControl.min_sim_seconds``
+        (:func:`zsim.des.precision.may_stop_early`)? Cache devices (their feed runs once a
+        second) and a scan are processes slower than a read run's calls."""
+        zfs = getattr(self, "zfs", None)
+        return may_stop_early(
+            self.stats.times,
+            warmup,
+            read_only=self.read_fraction >= 1.0,
+            slow_process=zfs is not None and bool(zfs.cache_tops or zfs.scan_active()),
+            sync_times=zfs.sync_times if zfs is not None else None,
+            end=self.measured_until,
+        )
 
     def _settled(self) -> bool:
         """Is the write buffer's start-up out of what is measured, or a small part of it?"""

@@ -210,7 +210,11 @@ class LeafQueue:
             for zio in group:
                 self._remove(zio)
             start = group[0].offset
-            end = max(z.offset + z.nbytes for z in group)
+            if len(group) == 1:
+                end, flush = first.offset + first.nbytes, first.needs_flush
+            else:
+                end = max(z.offset + z.nbytes for z in group)
+                flush = any(z.needs_flush for z in group)
             self.active[klass] += 1  # the aggregate counts in the chosen I/O's class
             self.last_offset, self.last_start = end, start
             self.device.submit(
@@ -218,7 +222,7 @@ class LeafQueue:
                     offset=start,
                     nbytes=end - start,
                     is_write=first.is_write,
-                    needs_flush=any(z.needs_flush for z in group),
+                    needs_flush=flush,
                     done=functools.partial(self._complete, group, klass),
                 )
             )

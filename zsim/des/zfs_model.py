@@ -17,15 +17,7 @@ import simpy
 from zsim.des.file_layout import file_layout
 from zsim.des.txg_meta import indirect_writes, space_map_writes
 from zsim.des.txg_runs import TxgState, WriteRun, uberblock_zio
-from zsim.des.vdev import (
-    ASYNC_READ,
-    ASYNC_WRITE,
-    SYNC_READ,
-    Countdown,
-    LeafQueue,
-    TopVdev,
-    Zio,
-)
+from zsim.des.vdev import ASYNC_READ, ASYNC_WRITE, SYNC_READ, Countdown, LeafQueue, TopVdev, Zio
 from zsim.layout.alloc import psize_to_asize
 from zsim.machine import memory
 from zsim.machine.costs import CpuCosts, cpu_costs
@@ -186,6 +178,7 @@ class ZfsModel:
         self.location: dict[tuple[int, int], tuple[int, int]] = {}
         self.rng = rng
         self.leaf_queues = [leaf for t in self.all_tops for leaf in t.leaves]
+        self.async_limit_set: int | None = None  # the async-write max_active every leaf has
         self.txgs_synced = 0
         #: simulated time at which each txg's sync finished: the write path's cycle marks
         self.sync_times: list[float] = []
@@ -487,6 +480,9 @@ class ZfsModel:
 
     def _update_async_limit(self) -> None:
         limit = async_write_max_active(self.dirty, self.txg)
+        if limit == self.async_limit_set:  # every leaf has it already
+            return
+        self.async_limit_set = limit
         for leaf in self.leaf_queues:
             leaf.set_async_write_max(limit)
 
@@ -494,6 +490,7 @@ class ZfsModel:
         """A leaf added to the pool during the run (a resilver's new disk): its async-write
         max_active follows the dirty data like every other leaf's."""
         self.leaf_queues.append(leaf)
+        self.async_limit_set = None  # the next change of the dirty data sets it on every leaf
 
     def _l2_feed(self) -> None:
         """``l2arc_feed_thread``: once a second, write up to ``l2arc_write_max`` of the

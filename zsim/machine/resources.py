@@ -7,6 +7,7 @@ SimPy's raw event rate.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import deque
 from collections.abc import Callable
@@ -14,16 +15,37 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import simpy
+from simpy.events import NORMAL
 
 from zsim.hardware import flash, hdd
 
 Callback = Callable[[], None]
 
 
+class _Call(simpy.events.Event):
+    """A SimPy event that calls ``fn(*args)`` when processed, and nothing else: what a
+    timeout with one callback does, scheduled the same way (same time, priority and order),
+    without the timeout's bookkeeping or a closure (there is one per device I/O and CPU job,
+    so this is the engine's most made object)."""
+
+    __slots__ = ("args", "fn")
+
+    def __init__(self, fn: Callable[..., None], args: tuple[Any, ...]):
+        self.fn, self.args = fn, args
+        self._ok = True
+        self._value = None
+        self.callbacks = [self._fire]
+
+    def _fire(self, _event: simpy.events.Event) -> None:
+        self.fn(*self.args)
+
+
 def after(env: simpy.Environment, delay: float, fn: Callable[..., None], *args: Any) -> None:
-    """Call ``fn(*args)`` ``delay`` seconds from now (a SimPy timeout with a callback)."""
-    event = env.timeout(delay)
-    event.callbacks.append(lambda _e: fn(*args))
+    """Call ``fn(*args)`` ``delay`` seconds from now (an event at normal priority, as
+    ``env.timeout(delay)`` with a callback would be)."""
+    if delay < 0:
+        raise ValueError(f"negative delay {delay}")
+    env.schedule(_Call(fn, args), NORMAL, delay)
 
 
 @dataclass
@@ -111,10 +133,15 @@ class Path:
     def carry(self, nbytes: int, done: Callback, index: int = 0) -> None:
         if index == 0 and self.memory is not None:
             self.memory.dma(nbytes)
-        if index == len(self.stages):
-            done()
-            return
-        self.stages[index].transfer(nbytes, lambda: self.carry(nbytes, done, index + 1))
+        stages = self.stages
+        while index < len(stages):
+            stage = stages[index]
+            index += 1
+            if not stage.passive:
+                stage.transfer(nbytes, functools.partial(self.carry, nbytes, done, index))
+                return
+            stage.passive_area += stage.per_io + nbytes / stage.rate  # as transfer() does
+        done()
 
 
 class Device:
