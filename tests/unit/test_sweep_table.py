@@ -218,7 +218,8 @@ def test_figures_of_a_mixed_workload():
     assert f["latency_mean_s"] == pytest.approx((300 * 0.010 + 100 * 0.002) / 400)
     assert f["latency_p99_s"] == 0.08
     assert f["usd_per_iops"] == pytest.approx(2.5)
-    assert tbl._figures({"error": "outside range"}, 10.0) == {"error": "outside range"}
+    failed = {"error": "outside range", "engine": "analytic", "declined": True}
+    assert tbl._figures(failed, 10.0) == failed
 
 
 def test_every_point_failing_alike_is_an_error(monkeypatch):
@@ -335,3 +336,33 @@ def test_presets_are_valid_scenario_workloads():
     assert by["vm-16k"].workload["rw"] == "randrw" and by["vm-16k"].workload["rwmixread"] == 70
     assert by["db-8k-sync"].workload["sync"] is True and by["db-8k-sync"].block_size == 8192
     assert by["media-1m-read"].streaming and not by["4k-randwrite"].streaming
+
+
+def test_declined_cells_say_des_only_and_auto_marks_the_des_answers():
+    """An analytic sweep shows "DES only" where the validity range leaves a point out, with
+    the reason and the way to an answer in the footer; an ``auto`` sweep answers those with
+    the DES and marks them."""
+    hdd_sync = ["--disks", "6", "--disk", "seagate-ironwolf-12tb", "--layouts", "raidz2 6"]
+    analytic = _text_of([*hdd_sync, "--workload", "db-8k-sync"])
+    assert "DES only" in analytic and " error" not in analytic
+    [line] = [x for x in analytic.splitlines() if x.startswith("DES only:")]
+    assert "db-8k-sync on 1 of 1 rows" in line and "HDD data vdevs without a log" in line
+    assert line.endswith("--engine auto answers these with bounded DES runs")
+    auto = _text_of([*hdd_sync, "--workload", "db-8k-sync", "--engine", "auto"])
+    row = next(x for x in auto.splitlines() if x.startswith("raidz2 6"))
+    sync_cell, read_cell = row.split()[-2:]
+    assert sync_cell.endswith("*") and not read_cell.endswith("*")  # 4k-randread: analytic
+    assert "DES only" not in auto
+    assert any(x.startswith("*: from the discrete-event engine") for x in auto.splitlines())
+
+
+def _text_of(args: list[str]) -> str:
+    parsed = dict(zip(args[::2], args[1::2], strict=True))
+    table = tbl.sweep(
+        disk=parsed["--disk"],
+        layouts=[parsed["--layouts"]],
+        workloads=[parsed["--workload"], "4k-randread"],
+        engine=parsed.get("--engine", "analytic"),
+        workers=1,
+    )
+    return table.text()

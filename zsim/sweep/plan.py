@@ -57,6 +57,8 @@ WORKLOAD_METRICS: tuple[str, ...] = (
     "seed",
     "error",
     "accuracy",
+    "engine",
+    "declined",
 )
 #: What each column holds, in which unit (``docs/sweep.md`` prints this table).
 UNITS: dict[str, str] = {
@@ -87,7 +89,11 @@ UNITS: dict[str, str] = {
     "W.accuracy": "{class, points, rel_error_p10, rel_error_p90, engine}: the band of errors "
     "measured on validation points of the prediction's class (p10/p90 empty below 5 points; "
     "CSV: compact JSON)",
-    "engine": "analytic | des | baseline (auto: whichever ran)",
+    "W.engine": "the engine that answered this point: analytic | des | baseline (on an error, "
+    "the one asked)",
+    "W.declined": "true when the analytic engine's validity range leaves the point out (then "
+    "W.error says why; --engine auto answers it with the DES)",
+    "engine": "analytic | des | baseline | auto (the sweep's choice; W.engine: which answered)",
 }
 
 _FORBIDDEN_SETS = {

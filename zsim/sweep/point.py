@@ -17,6 +17,7 @@ from typing import Any, TypedDict
 
 import numpy as np
 
+from zsim.analytic.validity import OutOfRange
 from zsim.errors import ZsimError
 from zsim.scenario import scenario_from_dict
 
@@ -105,9 +106,10 @@ def evaluate_point(point: SweepPoint) -> dict[str, Any]:
             # the analytic engine where it answers, the discrete-event engine elsewhere —
             # also where a model declines from inside its solution, past validity()
             # (imported here: it loads SimPy, which ``import zsim`` does not)
-            from zsim.analytic.engine import OutOfRange, validity
+            from zsim.analytic.engine import validity
 
             engine = "analytic" if validity(sc) is None else "des"
+            row["engine"] = engine
             if engine == "analytic":
                 try:
                     res = simulate(sc, engine="analytic", seed=point.seed)
@@ -118,6 +120,7 @@ def evaluate_point(point: SweepPoint) -> dict[str, Any]:
             res = simulate(sc, engine=engine, seed=point.seed, target_ci=0.05, **caps)
     except ZsimError as err:
         row["error"] = str(err)
+        row["declined"] = isinstance(err, OutOfRange)
         return row
     for name, d in (("read", res.read), ("write", res.write)):
         row[f"{name}_bytes_per_s"] = d.bytes_per_s
@@ -128,4 +131,5 @@ def evaluate_point(point: SweepPoint) -> dict[str, Any]:
     row["ci_rel"] = res.ci_rel
     row["accuracy"] = res.accuracy
     row["error"] = None
+    row["declined"] = False
     return row

@@ -35,7 +35,10 @@ units:
 * per workload ``W``, ``WORKLOAD_METRICS`` as ``W.bytes_per_s``, ``W.iops`` (read +
   write), ``W.latency_mean_s``, ``W.latency_p99_s``, ``W.limit``, ``W.usd_per_iops``,
   ``W.ci_rel``, ``W.seed``, ``W.error``, ``W.accuracy`` (the answer's band, a dict; compact
-  JSON in CSV).
+  JSON in CSV), ``W.engine`` (which engine answered: with ``auto``, the DES where the
+  analytic engine declines), ``W.declined`` (the analytic engine's validity range left the
+  point out). The text table marks DES answers of an ``auto`` sweep with ``*`` and shows a
+  declined point as ``DES only``, each with the reason in the footer.
 * ``engine``.
 """
 
@@ -106,7 +109,11 @@ def build_points(plan: SweepPlan, rows: Sequence[dict[str, Any]] | None = None) 
 def _figures(result: Mapping[str, Any], cost: float | None) -> dict[str, Any]:
     """One point's result row → the table's per-workload figures."""
     if result.get("error"):
-        return {"error": str(result["error"])}
+        return {
+            "error": str(result["error"]),
+            "engine": result.get("engine"),
+            "declined": bool(result.get("declined")),
+        }
     r_iops, w_iops = result.get("read_iops") or 0.0, result.get("write_iops") or 0.0
     iops = r_iops + w_iops
     mean = p99 = None
@@ -128,6 +135,8 @@ def _figures(result: Mapping[str, Any], cost: float | None) -> dict[str, Any]:
         "ci_rel": result.get("ci_rel"),
         "error": None,
         "accuracy": result.get("accuracy"),
+        "engine": result.get("engine"),
+        "declined": False,
     }
     # A non-finite figure is no figure (and JSON cannot hold it).
     return {
@@ -289,14 +298,20 @@ def _fmt_money(x: float | None) -> str:
     return f"${x:,.0f}" if x >= 100 else f"${x:.2f}"
 
 
-def workload_cell(row: Mapping[str, Any], name: str, streaming: bool) -> str:
-    """The one figure the text table shows for a workload: MB/s if streaming, else IOPS."""
+def workload_cell(
+    row: Mapping[str, Any], name: str, streaming: bool, mark_des: bool = False
+) -> str:
+    """The one figure the text table shows for a workload: MB/s if streaming, else IOPS;
+    ``DES only`` where the analytic engine declines, ``error`` for any other failure;
+    ``mark_des``: a ``*`` after a figure the DES gave (an ``auto`` sweep)."""
     if row.get(f"{name}.error"):
-        return "error"
+        return "DES only" if row.get(f"{name}.declined") else "error"
     if streaming:
         bw = row.get(f"{name}.bytes_per_s")
-        return "-" if bw is None else f"{bw / MB:,.0f}"
-    return _fmt_count(row.get(f"{name}.iops"))
+        cell = "-" if bw is None else f"{bw / MB:,.0f}"
+    else:
+        cell = _fmt_count(row.get(f"{name}.iops"))
+    return cell + "*" if mark_des and row.get(f"{name}.engine") == "des" else cell
 
 
 def render_text(table: SweepTable) -> str:
@@ -330,7 +345,8 @@ def render_text(table: SweepTable) -> str:
         ]
         if priced:
             cells += [_fmt_money(r["cost_usd"]), _fmt_money(r["usd_per_usable_tb"])]
-        cells += [workload_cell(r, n, table.streaming[n]) for n in table.workloads]
+        auto = table.engine == "auto"
+        cells += [workload_cell(r, n, table.streaming[n], auto) for n in table.workloads]
         body.append(cells)
     widths = [max(len(x[i]) for x in [header, *body]) for i in range(len(header))]
     texts = 1 + multi_disk  # layout (and disk) read left-aligned, figures right-aligned
@@ -350,18 +366,41 @@ def render_text(table: SweepTable) -> str:
     if priced:
         sources = sorted({f"{r['disk']}: {r['price_source']}" for r in rows if r["price_source"]})
         lines.append("prices per disk from " + "; ".join(sources))
-    failures: dict[tuple[str, str], int] = {}
+    lines.extend(_footer_reasons(table))
+    lines.extend(f"note: {n}" for n in table.notes)
+    return "\n".join(lines)
+
+
+def _footer_reasons(table: SweepTable) -> list[str]:
+    """Why cells hold no figure (``DES only``, ``error``) and which the DES answered (``*``),
+    each reason once with the workload and how many rows it covers."""
+    rows = table.rows
+    failures: dict[tuple[str, str, bool], int] = {}
+    by_des: dict[str, int] = {}
     for r in rows:
         for n in table.workloads:
             if r.get(f"{n}.error"):
-                key = (n, str(r[f"{n}.error"]))
+                key = (n, str(r[f"{n}.error"]), bool(r.get(f"{n}.declined")))
                 failures[key] = failures.get(key, 0) + 1
-    lines.extend(
-        f"error: {n} on {count} of {len(rows)} rows: {message}"
-        for (n, message), count in failures.items()
-    )
-    lines.extend(f"note: {n}" for n in table.notes)
-    return "\n".join(lines)
+            elif table.engine == "auto" and r.get(f"{n}.engine") == "des":
+                by_des[n] = by_des.get(n, 0) + 1
+    lines = []
+    for (n, message, declined), count in failures.items():
+        if declined:
+            why = message.split(": ", 1)[-1].removesuffix("; use --engine des")
+            lines.append(
+                f"DES only: {n} on {count} of {len(rows)} rows, the analytic engine declines: "
+                f"{why}; --engine auto answers these with bounded DES runs"
+            )
+        else:
+            lines.append(f"error: {n} on {count} of {len(rows)} rows: {message}")
+    if by_des:
+        which = ", ".join(f"{n} on {count} rows" for n, count in by_des.items())
+        lines.append(
+            f"*: from the discrete-event engine (a bounded run to a 5 % CI), where the "
+            f"analytic engine declines: {which}"
+        )
+    return lines
 
 
 def _title(table: SweepTable) -> str:
