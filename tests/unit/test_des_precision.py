@@ -10,6 +10,7 @@ from zsim.des.precision import (
     EARLY_STOP_CALLS,
     EARLY_STOP_CYCLES,
     FIRST_CHECK_SHARE,
+    early_stop_blocker,
     may_stop_early,
     next_check,
 )
@@ -34,27 +35,37 @@ def test_a_fast_run_is_checked_between_grid_points():
     assert next_check(0.95, 95_000, 1.0) == 1.0
 
 
-def test_a_read_run_stops_early_only_with_enough_calls_and_no_slow_process():
+def test_what_holds_a_run_to_its_floor():
+    assert early_stop_blocker(read_only=True, cache_or_scan=False, txgs_synced=0) is None
+    # a cache device's feed runs once a second; a scan has its own pace
+    assert early_stop_blocker(read_only=True, cache_or_scan=True, txgs_synced=0)
+    # writes: until more than EARLY_STOP_CYCLES txgs have synced, or never without txgs
+    assert early_stop_blocker(read_only=False, cache_or_scan=False, txgs_synced=3)
+    assert early_stop_blocker(read_only=False, cache_or_scan=False, txgs_synced=None)
+    assert (
+        early_stop_blocker(read_only=False, cache_or_scan=False, txgs_synced=EARLY_STOP_CYCLES + 1)
+        is None
+    )
+
+
+def test_a_read_run_stops_early_only_with_enough_calls_after_its_warmup():
     many = np.linspace(0.0, 0.5, EARLY_STOP_CALLS + 1000)
     few = np.linspace(0.0, 0.5, EARLY_STOP_CALLS // 2)
     common = {"read_only": True, "sync_times": [], "end": None}
-    assert may_stop_early(many, 0.0, slow_process=False, **common)
-    assert not may_stop_early(few, 0.0, slow_process=False, **common)
+    assert may_stop_early(many, 0.0, **common)
+    assert not may_stop_early(few, 0.0, **common)
     # the calls before the warm-up cut do not count
-    assert not may_stop_early(many, 0.45, slow_process=False, **common)
-    # a cache device's feed (once a second) is slower than what half a second shows
-    assert not may_stop_early(many, 0.0, slow_process=True, **common)
+    assert not may_stop_early(many, 0.45, **common)
 
 
 def test_a_write_run_stops_early_only_over_enough_whole_txg_cycles():
     times = np.linspace(0.0, 2.0, 1000)
     syncs = list(np.linspace(0.1, 1.9, EARLY_STOP_CYCLES + 1))  # EARLY_STOP_CYCLES cycles
-    common = {"read_only": False, "slow_process": False}
-    assert may_stop_early(times, 0.0, sync_times=syncs, end=syncs[-1], **common)
-    assert not may_stop_early(times, 0.0, sync_times=syncs[:-1], end=syncs[-2], **common)
+    assert may_stop_early(times, 0.0, read_only=False, sync_times=syncs, end=syncs[-1])
+    assert not may_stop_early(times, 0.0, read_only=False, sync_times=syncs[:-1], end=syncs[-2])
     # not measured by cycle (end None), or an engine without txgs (md, btrfs): the floor holds
-    assert not may_stop_early(times, 0.0, sync_times=syncs, end=None, **common)
-    assert not may_stop_early(times, 0.0, sync_times=None, end=1.9, **common)
+    assert not may_stop_early(times, 0.0, read_only=False, sync_times=syncs, end=None)
+    assert not may_stop_early(times, 0.0, read_only=False, sync_times=None, end=1.9)
 
 
 FAST_READ = {
@@ -72,3 +83,15 @@ def test_a_fast_read_run_stops_before_the_floor_with_the_full_runs_figure():
     assert early.sim_seconds < 1.0  # the floor is 2 simulated seconds
     assert early.ci_rel is not None and early.ci_rel <= 0.05
     assert early.read.iops == pytest.approx(full.read.iops, rel=0.02)
+
+
+def test_a_slow_run_stops_where_it_always_did():
+    """A run that cannot stop before the floor is checked on the whole-second grid only, so
+    it ends at a whole second, as before the early stop existed."""
+    hdd = {
+        "hardware": {"disk": "seagate-ironwolf-12tb", "ram": "8GiB"},
+        "pool": {"layout": "raidz1 4", "recordsize": "128K"},
+        "workload": {"tool": "fio", "rw": "randwrite", "bs": "128K", "numjobs": 2, "size": "1GiB"},
+    }
+    r = simulate(scenario_from_dict(hdd), seed=1, target_ci=0.05, max_sim_seconds=30)
+    assert r.sim_seconds >= 2.0 and r.sim_seconds == int(r.sim_seconds)

@@ -22,10 +22,10 @@ import numpy as np
 import simpy
 
 from zsim.capacity import Partitioning, capacity, metaslab_shift
+from zsim.des import precision
 from zsim.des.clients import Job
 from zsim.des.details import l2arc_details, zil_details
 from zsim.des.linux.zpool_on import build_md_leaf
-from zsim.des.precision import EARLY_STOP_CALLS, may_stop_early, next_check, rate_precision
 from zsim.des.vdev import ASYNC_READ, SYNC_READ, LeafQueue, TopVdev, aggregation_limit
 from zsim.des.zfs_model import ZfsModel
 from zsim.des.zil import Zil
@@ -42,7 +42,7 @@ from zsim.machine.links import bus_stages
 from zsim.machine.resources import CpuPool, Device, MemoryBus
 from zsim.machine.run_control import RunControl
 from zsim.machine.run_guard import CapReached, RunGuard, run_until
-from zsim.machine.stats import CompletionLog
+from zsim.machine.stats import CompletionLog, latency_quantiles
 from zsim.result import DirectionStats, SimResult
 from zsim.scenario import Scenario
 from zsim.zfs.arc import zfetch_max_distance
@@ -478,11 +478,16 @@ class Engine:
         ci_rel, warmup, window = math.inf, 0.0, 0.0
         self.capped: str | None = None
         while True:
-            until = next_check(self.env.now, len(self.stats.times), control.check_every)
+            now, early = self.env.now, self.env.now < control.min_sim_seconds
+            if early and self._early_blocker() is None:  # may stop before the floor: look often
+                until = precision.next_check(now, len(self.stats.times), control.check_every)
+            else:
+                until, early = now + control.check_every, False
             self.capped = self.run_for(until)
             wall = guard.wall()
             floor = self.env.now >= control.min_sim_seconds - 1e-9
-            if floor or self.capped or len(self.stats.times) >= EARLY_STOP_CALLS // 4:
+            enough = len(self.stats.times) >= precision.EARLY_STOP_CALLS // 4
+            if floor or self.capped or (early and enough):
                 ci_rel, warmup, window = self._precision()
                 precise = self.capped is None and ci_rel <= control.target_ci
                 if precise and self._settled() and (floor or self.may_stop_early(warmup)):
@@ -502,16 +507,22 @@ class Engine:
     #: buffer filling (absorbed faster than the disks drain it), which batch means cannot see
     SETTLE_DIRTY_MULTIPLE = 10
 
-    def may_stop_early(self, warmup: float) -> bool:
-        """May the run stop before ``RunControl.min_sim_seconds``
-        (:func:`zsim.des.precision.may_stop_early`)? Cache devices (their feed runs once a
-        second) and a scan are processes slower than a read run's calls."""
+    def _early_blocker(self) -> str | None:
+        """What holds the run to its floor of simulated time (:mod:`zsim.des.precision`)."""
         zfs = getattr(self, "zfs", None)
-        return may_stop_early(
+        return precision.early_stop_blocker(
+            read_only=self.read_fraction >= 1.0,
+            cache_or_scan=zfs is not None and bool(zfs.cache_tops or zfs.scan_active()),
+            txgs_synced=None if zfs is None else zfs.txgs_synced,
+        )
+
+    def may_stop_early(self, warmup: float) -> bool:
+        """May the run stop before ``RunControl.min_sim_seconds``?"""
+        zfs = getattr(self, "zfs", None)
+        return self._early_blocker() is None and precision.may_stop_early(
             self.stats.times,
             warmup,
             read_only=self.read_fraction >= 1.0,
-            slow_process=zfs is not None and bool(zfs.cache_tops or zfs.scan_active()),
             sync_times=zfs.sync_times if zfs is not None else None,
             end=self.measured_until,
         )
@@ -535,7 +546,7 @@ class Engine:
         (:func:`zsim.des.precision.rate_precision`); the span ends now, or at the last txg
         sync of a write run measured by cycle (``self.measured_until``)."""
         zfs = getattr(self, "zfs", None)  # the Linux block engine has no txgs
-        p = rate_precision(
+        p = precision.rate_precision(
             self.stats.times,
             self.env.now,
             writes=self.read_fraction < 1.0 and zfs is not None,
@@ -579,25 +590,10 @@ class Engine:
             return times >= warmup, self.env.now
         return (times >= warmup) & (times < end), end
 
-    #: the quantiles ``details["latency_quantiles_s"]`` reports per direction
-    LATENCY_QUANTILES = (0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.999)
-
     def latency_quantiles(self, warmup: float) -> dict[str, dict[str, float]]:
-        """Completion-latency quantiles (seconds) of the calls done after ``warmup``, per
-        direction that had any: ``{"read": {"0.5": ..., "0.99": ...}, ...}`` — the latency
-        distribution behind the mean/p50/p99 of the result."""
-        s = self.stats
+        """:func:`zsim.machine.stats.latency_quantiles` of the calls in the measured span."""
         keep, _ = self._kept(warmup)
-        lat = np.asarray(s.latencies)[keep]
-        is_read = np.asarray(s.is_read, dtype=bool)[keep]
-        out: dict[str, dict[str, float]] = {}
-        for name, mask in (("read", is_read), ("write", ~is_read)):
-            if mask.any():
-                values = np.quantile(lat[mask], self.LATENCY_QUANTILES)
-                out[name] = {
-                    f"{q:g}": float(v) for q, v in zip(self.LATENCY_QUANTILES, values, strict=True)
-                }
-        return out
+        return latency_quantiles(self.stats, keep)
 
     def _cap_notes(self, ci_rel: float) -> list[str]:
         """Why the run stopped short of its precision target, if it did."""

@@ -28,15 +28,15 @@ MIN_CYCLES = 6
 #: ``RunControl.min_sim_seconds``: 20 batches of 2 500 calls for the batch means, and 500 calls
 #: above the p99. The floor of simulated time guards the slow processes (txg cycles, the
 #: L2ARC feed); a fast pool logs this many calls in a fraction of it, so it may stop sooner
-#: where nothing slow is left to see (:meth:`zsim.des.engine.Engine.may_stop_early`)
+#: where nothing slow is left to see (:func:`early_stop_blocker`, :func:`may_stop_early`)
 EARLY_STOP_CALLS = 50_000
 
 #: whole txg cycles a write run measured by cycle must hold to stop before
 #: ``RunControl.min_sim_seconds``: as many regenerative cycles as the batch means' 20 batches
 EARLY_STOP_CYCLES = 20
 
-#: the first check comes after this share of ``RunControl.check_every``; later ones come on the
-#: ``check_every`` grid, and in between while calls arrive fast (see :func:`next_check`)
+#: a run that may stop early is first checked after this share of ``RunControl.check_every``;
+#: later on the ``check_every`` grid, and in between while calls arrive fast (:func:`next_check`)
 FIRST_CHECK_SHARE = 1 / 8
 
 
@@ -54,8 +54,9 @@ class Precision:
 def next_check(now: float, calls: int, check_every: float) -> float:
     """The simulated time of a run's next precision check, s: the next point of the
     ``check_every`` grid, or sooner when the calls logged so far (``calls`` by ``now``) would
-    bring another quarter of :data:`EARLY_STOP_CALLS` first. A slow run (a few thousand calls
-    a second) is checked on the grid alone, where it always was."""
+    bring another quarter of :data:`EARLY_STOP_CALLS` first. The engine asks it only before
+    the floor and only for a run nothing holds there (:func:`early_stop_blocker`); every other
+    run is checked on the grid alone, where it always was."""
     grid = (math.floor(now / check_every + 1e-9) + 1) * check_every
     if now <= 0 or calls <= 0:
         return min(grid, check_every * FIRST_CHECK_SHARE)
@@ -63,24 +64,34 @@ def next_check(now: float, calls: int, check_every: float) -> float:
     return min(grid, now + max(quarter, check_every * FIRST_CHECK_SHARE))
 
 
+def early_stop_blocker(
+    *, read_only: bool, cache_or_scan: bool, txgs_synced: int | None
+) -> str | None:
+    """What holds a run to ``RunControl.min_sim_seconds`` (None: nothing, it may stop as soon
+    as :func:`may_stop_early` allows): a cache device's feed (once a second) or a scan, or a
+    write run's txg cycles until more than :data:`EARLY_STOP_CYCLES` have synced
+    (``txgs_synced`` None: an engine without txgs, md or btrfs)."""
+    if cache_or_scan:
+        return "a cache device's feed or a scan"
+    if not read_only and (txgs_synced is None or txgs_synced <= EARLY_STOP_CYCLES):
+        return "txg cycles"
+    return None
+
+
 def may_stop_early(
     times: Sequence[float],
     warmup: float,
     *,
     read_only: bool,
-    slow_process: bool,
     sync_times: Sequence[float] | None,
     end: float | None,
 ) -> bool:
-    """May a run stop before ``RunControl.min_sim_seconds``? Only when no process slower than
-    what it measured is left unseen. A read-only run without a ``slow_process`` (a cache
-    device's feed, a scan) needs :data:`EARLY_STOP_CALLS` calls after ``warmup``; a write run
-    must be measured by txg cycle (``end``: the last sync it is measured to) over
-    :data:`EARLY_STOP_CYCLES` whole cycles (``sync_times``: when each sync ended; ``None``:
-    the engine has no txgs)."""
+    """May a run that nothing holds to its floor (:func:`early_stop_blocker`) stop before
+    ``RunControl.min_sim_seconds``? A read-only run needs :data:`EARLY_STOP_CALLS` calls after
+    ``warmup``; a write run must be measured by txg cycle (``end``: the last sync it is
+    measured to) over :data:`EARLY_STOP_CYCLES` whole cycles (``sync_times``: when each sync
+    ended; ``None``: the engine has no txgs)."""
     if read_only:
-        if slow_process:
-            return False
         t = np.asarray(times)
         return len(t) - int(np.searchsorted(t, warmup)) >= EARLY_STOP_CALLS
     if sync_times is None or end is None:

@@ -21,8 +21,8 @@ class RunControl:
     the run stops with a :class:`ZsimError` (:mod:`zsim.machine.run_guard`). Every number
     must be finite and above 0 (``min_sim_seconds`` may be 0). ``min_sim_seconds`` is a
     floor a run may pass under only where nothing slower than what it measured is left
-    unseen (:func:`zsim.des.precision.may_stop_early`); ``check_every`` is the grid of
-    precision checks, with more between its points while calls arrive fast."""
+    unseen (:mod:`zsim.des.precision`); ``check_every`` is the grid of precision checks,
+    with more between its points before the floor while such a run's calls arrive fast."""
 
     target_ci: float = 0.02
     max_sim_seconds: float = 600.0

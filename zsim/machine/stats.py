@@ -140,3 +140,21 @@ def cycle_means_halfwidth(times: np.ndarray, bounds: np.ndarray) -> tuple[float,
     first = counts[:h].sum() / lengths[:h].sum()
     second = counts[h:].sum() / lengths[h:].sum()
     return rate, half, abs(float(first - second)) / rate
+
+
+#: the quantiles ``details["latency_quantiles_s"]`` reports per direction
+LATENCY_QUANTILES = (0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.999)
+
+
+def latency_quantiles(log: CompletionLog, keep: np.ndarray) -> dict[str, dict[str, float]]:
+    """Completion-latency quantiles (seconds) of the logged calls ``keep`` selects, per
+    direction that had any: ``{"read": {"0.5": ..., "0.99": ...}, ...}`` — the latency
+    distribution behind a result's mean/p50/p99."""
+    lat = np.asarray(log.latencies)[keep]
+    is_read = np.asarray(log.is_read, dtype=bool)[keep]
+    out: dict[str, dict[str, float]] = {}
+    for name, mask in (("read", is_read), ("write", ~is_read)):
+        if mask.any():
+            values = np.quantile(lat[mask], LATENCY_QUANTILES)
+            out[name] = {f"{q:g}": float(v) for q, v in zip(LATENCY_QUANTILES, values, strict=True)}
+    return out
