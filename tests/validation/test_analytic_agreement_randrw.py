@@ -30,7 +30,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from tests.agreement_randrw import randrw_scenarios
-from tests.agreement_run import run_records
+from tests.agreement_run import run_records, table_lines
 from tests.validation.test_analytic_agreement import RATE_TOL, _key, compare
 
 pytestmark = pytest.mark.slow
@@ -96,23 +96,10 @@ def _line(r: dict[str, Any]) -> str:
 
 def test_print_the_randrw_agreement_table():
     records = _records()
-    compared = [r for r in records if r["status"] == "compared"]
-    errors = [abs(r["rate_err"]) for r in compared]
-    declined = Counter(r["reason"] for r in records if r["status"] == "declined")
-    lines = [_line(r) for r in records]
-    lines.append(
-        f"drawn {len(records)}, declined {sum(declined.values())}, inconclusive "
-        f"{sum(r['status'] == 'inconclusive' for r in records)}, compared {len(compared)}, "
-        f"disagreeing: {sum(bool(_failures(r)) for r in compared)}"
-    )
-    if errors:
-        times = sorted(r["analytic_ms"] for r in compared)
-        lines.append(
-            f"|rate error| median {statistics.median(errors):.1%}, worst {max(errors):.1%}; "
-            f"analytic {statistics.median(times):.1f} ms median, {times[-1]:.1f} ms worst"
-        )
-    for reason, n in declined.most_common():
-        lines.append(f"declined {n}: {reason}")
+    lines = table_lines(records, _failures, _line)
+    times = sorted(r["analytic_ms"] for r in records if r["status"] == "compared")
+    if times:
+        lines.append(f"analytic {statistics.median(times):.1f} ms median, {times[-1]:.1f} ms worst")
     print("\n" + "\n".join(lines))
     assert len(records) == DRAWS, len(records)
 

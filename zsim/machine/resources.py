@@ -28,8 +28,6 @@ class _Call(simpy.events.Event):
     without the timeout's bookkeeping or a closure (there is one per device I/O and CPU job,
     so this is the engine's most made object)."""
 
-    __slots__ = ("args", "fn")
-
     def __init__(self, fn: Callable[..., None], args: tuple[Any, ...]):
         self.fn, self.args = fn, args
         self._ok = True

@@ -17,7 +17,7 @@ from typing import Any, TypedDict
 
 import numpy as np
 
-from zsim.analytic.validity import OutOfRange
+from zsim.analytic.validity import OutOfRange, validity
 from zsim.errors import ZsimError
 from zsim.scenario import scenario_from_dict
 
@@ -105,9 +105,6 @@ def evaluate_point(point: SweepPoint) -> dict[str, Any]:
         if engine == "auto":
             # the analytic engine where it answers, the discrete-event engine elsewhere —
             # also where a model declines from inside its solution, past validity()
-            # (imported here: it loads SimPy, which ``import zsim`` does not)
-            from zsim.analytic.engine import validity
-
             engine = "analytic" if validity(sc) is None else "des"
             row["engine"] = engine
             if engine == "analytic":
