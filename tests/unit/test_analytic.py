@@ -107,6 +107,41 @@ def test_the_disk_cache_can_be_turned_off(tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     ("overrides", "words"),
     [
+        (("workload.rw=write", "workload.bs=16K"), "sequential partial-record writes"),
+        (("workload.rw=randwrite", "workload.bs=16K"), "sparse files"),
+        (("workload.rw=randrw", "workload.bs=1M"), "several records per call"),
+        (("workload.rw=randrw", "workload.bs=16K", "pool.failed=sda"), "degraded"),
+    ],
+)
+def test_partial_record_writes_outside_the_range_say_why(overrides, words):
+    assert words in (validity(_scenario(*overrides)) or "")
+
+
+def test_random_read_modify_writes_read_every_record_they_miss():
+    """A write of 16K into a 128K record not in memory reads the record first: a job of
+    such writes visits the disks like a job of 128K random reads and writes records on
+    top, so it makes fewer calls per second, and its writes read (ARC misses > 0)."""
+    rmw = zsim.simulate(
+        _scenario("workload.rw=randwrite", "workload.bs=16K", "workload.overwrite=true"),
+        engine="analytic",
+    )
+    reads = zsim.simulate(_scenario("workload.rw=randread"), engine="analytic")
+    mixed = zsim.simulate(
+        _scenario("workload.rw=randrw", "workload.bs=16K", "workload.rwmixread=70"),
+        engine="analytic",
+    )
+    assert rmw.details["read_modify_write"] and mixed.details["read_modify_write"]
+    assert rmw.read.iops == 0 and rmw.write.iops > 0
+    assert rmw.details["arc_hit_ratio"] < 0.5  # 256 GiB of files, 16 GiB of RAM
+    assert rmw.write.iops < reads.read.iops
+    # every call of the mixed job reads its record too: no faster than the reads alone
+    assert mixed.read.iops + mixed.write.iops < reads.read.iops
+    assert mixed.read.iops == pytest.approx(0.7 / 0.3 * mixed.write.iops)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "words"),
+    [
         (("pool.layout=md-raid6 8",), "not a ZFS pool"),
         (("pool.layout=4x mirror 2 log 1",), "support vdevs"),
         (("workload.rw=read", "workload.size=512MiB"), "files the ARC holds whole"),

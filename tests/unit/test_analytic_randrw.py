@@ -116,8 +116,10 @@ def test_writes_take_disk_time_from_the_reads():
 
 
 def test_declines_what_it_does_not_model():
-    with pytest.raises(OutOfRange, match="recordsize"):
-        zsim.simulate(_scenario(bs="16K"), engine="analytic")
+    with pytest.raises(OutOfRange, match="several records per call"):
+        zsim.simulate(_scenario(bs="256K"), engine="analytic")
+    with pytest.raises(OutOfRange, match="O_DIRECT"):
+        zsim.simulate(_scenario(bs="16K", direct=True), engine="analytic")
     with pytest.raises(OutOfRange, match="sequential mixed"):
         zsim.simulate(_scenario(rw="rw"), engine="analytic")
     with pytest.raises(OutOfRange, match="sync writes"):

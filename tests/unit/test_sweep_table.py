@@ -233,6 +233,19 @@ def test_every_point_failing_alike_is_an_error(monkeypatch):
         tbl.sweep(4, IRONWOLF, "4k-randread", **FAST)
 
 
+def test_every_point_declined_names_the_auto_engine(monkeypatch):
+    import sys
+
+    from zsim.analytic.validity import OutOfRange
+
+    def declines(*args, **kwargs):
+        raise OutOfRange("outside the analytic engine's validity range: x; use --engine des")
+
+    monkeypatch.setattr(sys.modules["zsim.simulate"], "simulate", declines)
+    with pytest.raises(zsim.ZsimError, match="--engine auto answers these points"):
+        tbl.sweep(4, IRONWOLF, "4k-randread", engine="analytic", workers=1)
+
+
 def test_files_are_written_whole(tmp_path):
     csv_path, json_path = tmp_path / "s.csv", tmp_path / "s.json"
     t = tbl.sweep(4, IRONWOLF, ["4k-randread", "media-1m-read"], out=csv_path, **FAST)

@@ -25,6 +25,10 @@ What it computes, per fio call (``DESIGN.md`` §1, issue 5):
   rewrites), what the cores can checksum, compress and parity per second, and what the
   memory bus, the HBA and the links can carry; each less the txg's own tail (the uberblock,
   and every leaf's positioning back to the data, the slowest of which the pool waits for).
+* **Mixed random reads and writes, and random writes of part of a record**
+  (:mod:`zsim.analytic.mixed`): the read network with the txg's write bursts taking their
+  share of the leaves; a write inside a record reads the record first when it is not in
+  memory (read-modify-write), so it visits the read network too.
 * **Sequential reads** (:mod:`zsim.analytic.seqread`): the jobs' zfetch streams served by a
   stream table (:mod:`zsim.analytic.seqstreams`: the DES's vdev layer run in a closed loop
   of the jobs), bounded by the clients, the CPU, the memory bus and the bus stages.
@@ -63,7 +67,9 @@ def simulate_analytic(sc: Scenario, seed: int = 1) -> SimResult:
         raise OutOfRange(
             f"outside the analytic engine's validity range: {reason}; use --engine des"
         )
-    if sc.workload.rw == "randrw":
+    w = sc.workload
+    if w.rw == "randrw" or (w.rw == "randwrite" and w.bs < sc.pool.recordsize):
+        # (random writes of part of a record read it first: the mixed model's network)
         read, write, limit, util, details = MixedModel(sc, seed).solve()
     elif sc.workload.rw == "read":
         read, limit, util, details = SeqReadModel(sc, seed).solve()

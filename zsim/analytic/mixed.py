@@ -15,6 +15,15 @@ how this module models each part:
 * **Writes** of whole records only dirty the record (``ZfsModel.dirty_record``): their call
   costs CPU (copy, ARC pages) and, when dirty data passes ``zfs_delay_min_dirty_percent``,
   the throttle's delay (``dmu_tx_delay()``, :func:`zsim.zfs.txg.throttle_delay`).
+* **Writes of part of a record** (``bs`` < ``recordsize``, each call inside one record) need
+  the rest of it: ``dmu_write_uio_dnode()`` → ``dmu_buf_will_dirty()`` → ``dbuf_read()``
+  reads the record first unless it is in memory (the DES's ``Engine._write``, a
+  ``SYNC_READ``), then dirty the whole record. So every call, read or write, visits the
+  read network with the miss probability (``reading`` = 1 instead of f_r), a write's hit on
+  a compressed record outside the dbuf cache is expanded in its call like a read's, and
+  each write still dirties one whole record for the txg. This is fio's ``randrw`` with a
+  small ``bs`` on laid-out files, or ``randwrite`` with ``overwrite=1``; a write-only job
+  on sparse files (fio's default) reads nothing for a hole and stays with the DES.
 * **The txg's bursts share the leaves with the reads.** Each txg writes the dirty records
   in aggregated runs (:func:`zsim.analytic.writes.run_leaf_bytes`) plus its indirect blocks
   and an uberblock per leaf; those async writes take a share u_w of every leaf's time that
@@ -58,7 +67,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from zsim.analytic import devices
 from zsim.analytic.demands import ASYNC_WRITE_MAX, SYNC_READ_MAX, AnalyticVdev
@@ -111,6 +120,10 @@ class LeafWrites:
     stream: float
     position: float
     tail: float
+    #: aggregated leaf writes per call with the txg's records spread evenly over the leaves
+    #: (dRAID: ``ios`` is the busiest child's, which the reads wait for, while over time
+    #: every child takes its turn; what a leaf is busy on average)
+    mean_ios: float | None = None
 
 
 def leaf_write_share(
@@ -188,8 +201,11 @@ class MixedModel(ReadModel, WriteModel):
 
     def solve(self) -> tuple[DirectionStats, DirectionStats, str, dict[str, float], dict]:
         w = self.sc.workload
-        self.f_read = w.rwmixread / 100
+        self.f_read = w.rwmixread / 100 if w.rw == "randrw" else 0.0
         f_r, f_w = self.f_read, 1.0 - self.f_read
+        # a write of part of a record needs the rest of it: read-modify-write
+        self.rmw = self.bs < self.rs
+        self.reading = 1.0 if self.rmw else f_r  # calls that need their record in memory
         c = self.costs
         txg = txg_tunables(self.sc.hardware.ram, self.version)
         self.txg = txg
@@ -198,6 +214,8 @@ class MixedModel(ReadModel, WriteModel):
         # a hit outside the dbuf cache on a record stored compressed: decompressed in the call
         self.read_call += self.hit_expand * c.arc_hit_expand(self.rs, self.psize)
         self.write_call = c.syscall + self.bs * (c.copy_per_byte + c.cache_pages_per_byte)
+        if self.rmw:  # the record read for the rest of it is expanded like a read's
+            self.write_call += self.hit_expand * c.arc_hit_expand(self.rs, self.psize)
         self._call_cpu = f_r * self.read_call + f_w * self.write_call
         self.record_cpu = c.read_record(self.rs, self.psize) + self._read_children() * c.leaf_io
         self.record_cpu += self.rs * c.cache_pages_per_byte
@@ -265,6 +283,7 @@ class MixedModel(ReadModel, WriteModel):
             "clients": self.clients,
             "validity": "in range",
             "read_fraction": f_r,
+            "read_modify_write": self.rmw,
             "write_throttled": throttled,
             "leaf_write_share": max(u_w.values(), default=0.0),
             "txgs_per_s": txgs_per_second(x * f_w * self.rs, txg.sync_bytes, txg.txg_timeout),
@@ -315,6 +334,7 @@ class MixedModel(ReadModel, WriteModel):
             per_record_leaf = (sum(io[2] for io in ios) + meta_asize) * draid_write_hot_share(
                 v.top, txg_space
             )
+        mean_leaf_bytes = f_w * v.weight * (sum(io[2] for io in ios) + meta_asize) / width
         leaf_bytes = f_w * v.weight * per_record_leaf  # per call
         stream = devices.device_table(self.disk, nbytes, True, True, v.lo, v.hi, ASYNC_WRITE_MAX)
         positioning = devices.device_table(
@@ -331,7 +351,7 @@ class MixedModel(ReadModel, WriteModel):
         tail = positioning.mean_service
         if self.rotating:
             tail += positioning.expected_max(leaves)
-        return LeafWrites(leaf_bytes / nbytes, per_io, position, tail)
+        return LeafWrites(leaf_bytes / nbytes, per_io, position, tail, mean_leaf_bytes / nbytes)
 
     # ---- the network and its fixed point
     def _network(self, x: float, shares: dict[int, float], burst: bool = False) -> Solution:
@@ -345,13 +365,13 @@ class MixedModel(ReadModel, WriteModel):
         cores = max(1e-9, self.cores - self.taskq) if burst else float(self.cores)
         call = self._call_cpu
         stations = [Station("cpu", lambda k: min(k, cores) / call)]
-        bg = self.f_read * miss * self.record_cpu
+        bg = self.reading * miss * self.record_cpu
         if bg > 0:
             taskq = 0.0 if burst else float(self.taskq)
             stations.append(Station("taskq", lambda k: min(k, taskq) / bg))
         groups: dict[tuple, tuple[list[AnalyticVdev], Station]] = {}
         for i, v in enumerate(self.vdevs):
-            visits = self.f_read * miss * v.weight
+            visits = self.reading * miss * v.weight
             if visits <= 0:
                 continue
             scale = max(1e-9, 1.0 - min(1.0, shares.get(i, 0.0)))
@@ -413,7 +433,7 @@ class MixedModel(ReadModel, WriteModel):
                                          SYNC_READ_MAX)  # fmt: skip
             k = self._occupancy(v, solution) if solution is not None else 1.0
             hot = float(shares.max())
-            ios = x * self.f_read * self.miss * v.weight * hot
+            ios = x * self.reading * self.miss * v.weight * hot
             rate = table.at(max(1.0, k)) if self.rotating else table.rate[-1]
             out[i] = min(1.0, ios / rate) if rate > 0 else 0.0
         return out
@@ -437,26 +457,31 @@ class MixedModel(ReadModel, WriteModel):
 
     # ---- the answer
     def _util(self, x: float, solution: Solution) -> tuple[dict[str, float], dict[int, float]]:
-        f_r, f_w = self.f_read, 1.0 - self.f_read
+        f_w = 1.0 - self.f_read
         read_busy = self._read_busy(x, solution)
         txgs = txgs_per_second(x * f_w * self.rs, self.txg.sync_bytes, self.txg.txg_timeout)
         u_w = {
             i: leaf_write_share(x, load, txgs, read_busy[i]) for i, load in enumerate(self.loads)
         }
         util: dict[str, float] = {}
-        for i, v in enumerate(self.vdevs):
+        for i, (v, load) in enumerate(zip(self.vdevs, self.loads, strict=True)):
             shares = self._read_shares(v)
             hot = float(shares.max()) or 1.0
+            # a leaf's mean busy time: the writes spread evenly (dRAID's busiest child moves)
+            writing = u_w[i]
+            if load.mean_ios is not None and load.mean_ios < load.ios:
+                even = replace(load, ios=load.mean_ios)
+                writing = leaf_write_share(x, even, txgs, read_busy[i])
             for name, p in zip(v.top.vdev.devices, shares, strict=True):
-                util[f"disk:{name}"] = float(min(1.0, read_busy[i] * p / hot + u_w[i]))
-        bg = x * (f_r * self.miss * self.record_cpu + f_w * self.sync_cpu)
+                util[f"disk:{name}"] = float(min(1.0, read_busy[i] * p / hot + writing))
+        bg = x * (self.reading * self.miss * self.record_cpu + f_w * self.sync_cpu)
         util["cpu"] = min(1.0, (x * self._call_cpu + bg) / self.cores)
         util["memory"] = min(1.0, x * self._memory_per_call() / self.mem_bw)
         leaf_load: dict[str, tuple[float, float]] = {}
         for v, load in zip(self.vdevs, self.loads, strict=True):
             _, nbytes = self._leaf_reads(v)
             for name, p in zip(v.top.vdev.devices, self._read_shares(v), strict=True):
-                reads = x * f_r * self.miss * v.weight * p
+                reads = x * self.reading * self.miss * v.weight * p
                 writes = x * load.ios
                 wbytes = writes * self._run_bytes(v)
                 leaf_load[name] = (reads * nbytes + wbytes, reads + writes)
@@ -470,7 +495,7 @@ class MixedModel(ReadModel, WriteModel):
         a missed read's DMA and verification; a written record's compression, checksum and
         parity passes and the DMA of its leaf writes."""
         pool = self.sc.pool
-        f_r, f_w = self.f_read, 1.0 - self.f_read
+        f_w = 1.0 - self.f_read
         written = [sum(io[2] for io in v.top.leaf_ios(0, self.psize, True)) for v in self.vdevs]
         parity = max(
             (b - self.psize) / self.psize
@@ -493,7 +518,7 @@ class MixedModel(ReadModel, WriteModel):
         device = sum(v.weight * b for v, b in zip(self.vdevs, written, strict=True))
         return (
             memory.copy_bytes(self.bs)
-            + f_r * self.miss * (read + self.psize)
+            + self.reading * self.miss * (read + self.psize)
             + f_w * (write + device)
         )
 
@@ -546,7 +571,16 @@ class MixedModel(ReadModel, WriteModel):
         cpu_time = solution.population.get("cpu", 0.0) / x
         write_own = cpu_time * self.write_call / self._call_cpu if self._call_cpu else 0.0
         read_own = call_mean
-        if f_r > 0 and f_w > 0:
+        if self.rmw and f_r > 0:
+            # either kind of call reads its record when it is not in memory: past the CPU,
+            # the loop's time is that read, the same for both (the throttle's delay, when it
+            # holds the writers, is the writes' alone)
+            shared = self.miss * self._disk_time(x) if throttled else call_mean - cpu_time
+            read_own = cpu_time * self.read_call / self._call_cpu + max(0.0, shared)
+            write_own += max(0.0, shared)
+            if throttled:
+                write_own = max(write_own, (call_mean - f_r * read_own) / f_w)
+        elif f_r > 0 and f_w > 0:
             if throttled:
                 read_own = self._read_own(x, cpu_time)
                 write_own = max(write_own, (call_mean - f_r * read_own) / f_w)
@@ -583,7 +617,7 @@ class MixedModel(ReadModel, WriteModel):
 
     def _disk_time(self, x: float) -> float:
         """A missed read's mean time at the taskq and the vdevs, s."""
-        visits = x * self.f_read * self.miss
+        visits = x * self.reading * self.miss
         solution = self._last
         if visits <= 0 or solution is None:
             return 0.0

@@ -79,10 +79,9 @@ def validity(sc: Scenario) -> str | None:
     if w.bs % rs and rs % w.bs:
         return f"bs {w.bs} B neither divides nor is a multiple of recordsize {rs} B"
     if w.rw not in ("randread", "read") and w.bs % rs:
-        return (
-            f"bs {w.bs} B below recordsize {rs} B: partial-record writes (read-modify-write, "
-            f"sparse files filling up) are modelled by the DES only"
-        )
+        reason = _partial_write_reason(sc, layout)
+        if reason is not None:
+            return reason
     if w.rw in ("randwrite", "randrw") and not sync:
         # (sync writes: coalescing spares only the txg's write-back, whose bound the ZIL
         # model checks, not the commits)
@@ -132,6 +131,34 @@ def _degraded_reason(sc: Scenario, layout: ZfsLayout) -> str | None:
         return (
             f"{what} on a degraded pool (pool.failed) is modelled by the DES only; the "
             f"analytic engine answers random reads and buffered writes there"
+        )
+    return None
+
+
+def _partial_write_reason(sc: Scenario, layout: ZfsLayout) -> str | None:
+    """Why writes of part of a record are outside the range: the engine answers random
+    buffered read-modify-writes on laid-out files (fio ``randrw``, or ``randwrite`` with
+    ``overwrite``; :mod:`zsim.analytic.mixed`), each call inside one record."""
+    pool, w = sc.pool, sc.workload
+    assert w.bs is not None, "checked by validity()"
+    what = f"bs {w.bs} B below recordsize {pool.recordsize} B"
+    if w.rw == "write":
+        return (
+            f"{what}: sequential partial-record writes (a record filled by several calls) "
+            f"are modelled by the DES only"
+        )
+    if w.rw == "randwrite" and not w.overwrite:
+        return (
+            f"{what}: partial-record writes into fio's sparse files (a hole reads nothing, a "
+            f"record's stored size grows as it fills) are modelled by the DES only; with "
+            f"overwrite=1 (laid-out files, read-modify-write) the analytic engine answers"
+        )
+    if sync_writes(sc) or direct_io(sc):
+        return f"{what}: partial-record writes with O_SYNC or O_DIRECT are modelled by the DES only"
+    if pool.failed or any(layout.of_class(c) for c in ("special", "cache")):
+        return (
+            f"{what}: partial-record writes on a degraded pool or with special or cache "
+            f"vdevs are modelled by the DES only"
         )
     return None
 
@@ -190,11 +217,10 @@ def _mixed_reason(sc: Scenario) -> str | None:
     pool, w = sc.pool, sc.workload
     layout = sc.layout_tree()
     assert isinstance(layout, ZfsLayout) and w.bs is not None, "checked by validity()"
-    if w.bs != pool.recordsize:
+    if w.bs > pool.recordsize:
         return (
-            f"fio rw='randrw' with bs {w.bs} B ≠ recordsize {pool.recordsize} B (partial-record "
-            f"read-modify-writes, or buffered reads of several records per call) is modelled "
-            f"by the DES only"
+            f"fio rw='randrw' with bs {w.bs} B > recordsize {pool.recordsize} B (buffered "
+            f"reads and writes of several records per call) is modelled by the DES only"
         )
     if sync_writes(sc):
         return (

@@ -12,7 +12,8 @@ rate up to a few dozen disks (buffered reads wait per job whatever the iodepth, 
 count is what loads the pool). The 4K reads run on the default 128K
 recordsize, where a raidz read of any size reads the whole record from every data disk —
 the case the picture is about; the 4K writes on recordsize 4K (a zvol's or database's small
-blocks: partial-record writes at 128K are outside the analytic engine's range). 1M reads
+blocks: fio's partial-record writes into sparse files at 128K are outside the analytic
+engine's range). 1M reads
 are random (the picture is about the disks' positioning; sequential reads, which the
 analytic engine also answers, are bound by the disks' streaming rate and scale plainly),
 1M writes sequential, both at 1M records.

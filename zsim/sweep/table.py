@@ -172,7 +172,11 @@ def run_plan(
     by_index = {int(r["index"]): r for r in results_rows}
     errors = {str(r.get("error")) for r in results_rows if r.get("error")}
     if points and len(errors) == 1 and all(r.get("error") for r in results_rows):
-        raise ZsimError(f"every point of the sweep failed: {errors.pop()}")
+        hint = ""
+        if all(r.get("declined") for r in results_rows):
+            # (the engine's own "use --engine des" is one scenario's way; a sweep has auto)
+            hint = " — zsim sweep --engine auto answers these points with bounded DES runs"
+        raise ZsimError(f"every point of the sweep failed: {errors.pop()}{hint}")
     names = [w.name for w in plan.workloads]
     out_rows: list[dict[str, Any]] = []
     point_iter = iter(points)

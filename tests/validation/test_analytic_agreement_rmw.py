@@ -1,0 +1,113 @@
+"""The analytic engine against the discrete-event engine on random read-modify-writes: fio
+jobs whose writes cover part of a record on laid-out files (``rw=randrw`` and ``rw=randwrite``
+with ``overwrite=1``, ``bs`` 4K-16K into records of 32K-128K; :mod:`zsim.analytic.mixed`),
+on scenarios hypothesis draws from ``tests/agreement_rmw.py`` (HDD-heavy, dRAID one in six).
+
+For every draw, as in ``test_analytic_agreement_randrw.py``: a draw the analytic engine
+declines is counted, not compared; else the DES runs (seed 1, 5 % CI target, 120 simulated
+seconds) and a run that misses its CI target is inconclusive; else both directions' calls/s
+together must agree within 15 % and the ``limit`` must name the same kind of resource (or
+the other engine has it ≥ 70 % busy). No p99 is compared: the mixed model gives none.
+
+``ZSIM_AGREEMENT_RMW_DRAWS`` sets the number of draws (default 20),
+``ZSIM_AGREEMENT_WORKERS`` the DES processes run at once (default 2). Last run: see
+``docs/analytic.md``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import statistics
+from collections import Counter
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from tests.agreement_rmw import rmw_scenarios
+from tests.agreement_run import run_records, table_lines
+from tests.validation.test_analytic_agreement import RATE_TOL, _key, compare
+
+pytestmark = pytest.mark.slow
+
+DRAWS = int(os.environ.get("ZSIM_AGREEMENT_RMW_DRAWS", "20"))
+WORKERS = max(1, int(os.environ.get("ZSIM_AGREEMENT_WORKERS", "2")))
+#: at least this share of the draws must be compared (not declined nor inconclusive)
+MIN_COMPARED_SHARE = 0.5
+BATCH = 8  # draws per hypothesis example
+
+
+@functools.cache
+def _draws() -> tuple[dict[str, Any], ...]:
+    """The first ``DRAWS`` distinct draws of the derandomized strategy (the same everywhere)."""
+    found: dict[str, dict[str, Any]] = {}
+
+    # hypothesis starts from its simplest draws and varies one field at a time: batches of
+    # distinct draws spread the first few dozen over the space (as the main test does)
+    @settings(
+        max_examples=4 * DRAWS,
+        phases=[Phase.generate],
+        derandomize=True,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(st.lists(rmw_scenarios(), min_size=BATCH, max_size=BATCH, unique_by=_key))
+    def collect(draws: list[dict[str, Any]]) -> None:
+        for draw in draws:
+            if len(found) < DRAWS:
+                found.setdefault(_key(draw), draw)
+
+    collect()
+    return tuple(found.values())
+
+
+@functools.cache
+def _records() -> tuple[dict[str, Any], ...]:
+    return run_records(compare, _draws(), WORKERS)
+
+
+def _failures(r: dict[str, Any]) -> list[str]:
+    out = []
+    if abs(r["rate_err"]) > RATE_TOL:
+        out.append(f"rate {r['rate_err']:+.0%}")
+    if not r["limit_agrees"]:
+        out.append(f"limit {r['analytic_limit']} vs {r['des_limit']}")
+    return out
+
+
+def _line(r: dict[str, Any]) -> str:
+    if r["status"] == "declined":
+        return f"  declined      {r['label']}: {r['reason']}"
+    if r["status"] == "inconclusive":
+        return f"  inconclusive  {r['label']} (DES CI {r['ci_rel']})"
+    bad = _failures(r)
+    return (
+        f"  {'FAIL' if bad else 'ok':12s}  rate {r['rate_err']:+6.1%}  "
+        f"{r['analytic_limit']:>12s} / {r['des_limit']:<12s} {r['analytic_ms']:5.1f} ms  "
+        f"{r['label']}"
+    )
+
+
+def test_print_the_rmw_agreement_table():
+    records = _records()
+    lines = table_lines(records, _failures, _line)
+    times = sorted(r["analytic_ms"] for r in records if r["status"] == "compared")
+    if times:
+        lines.append(f"analytic {statistics.median(times):.1f} ms median, {times[-1]:.1f} ms worst")
+    print("\n" + "\n".join(lines))
+    assert len(records) == DRAWS, len(records)
+
+
+def test_enough_rmw_draws_are_compared():
+    records = _records()
+    compared = [r for r in records if r["status"] == "compared"]
+    assert len(compared) >= MIN_COMPARED_SHARE * DRAWS, Counter(r["status"] for r in records)
+
+
+def test_every_compared_rmw_draw_agrees_with_the_des():
+    failing = [r for r in _records() if r["status"] == "compared" and _failures(r)]
+    text = "\n".join(_line(r) for r in failing)
+    assert not failing, text
