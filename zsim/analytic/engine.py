@@ -68,7 +68,8 @@ def simulate_analytic(sc: Scenario, seed: int = 1) -> SimResult:
             f"outside the analytic engine's validity range: {reason}; use --engine des"
         )
     w = sc.workload
-    if w.rw == "randrw" or (w.rw == "randwrite" and w.bs < sc.pool.recordsize):
+    partial = w.bs is not None and w.bs < sc.pool.recordsize
+    if w.rw == "randrw" or (w.rw == "randwrite" and partial):
         # (random writes of part of a record read it first: the mixed model's network)
         read, write, limit, util, details = MixedModel(sc, seed).solve()
     elif sc.workload.rw == "read":
