@@ -13,7 +13,7 @@ within 5 points of the 85 % that tells them apart), and the p99 latencies within
 the analytic engine gives one (it gives none for sequential reads today: see
 ``SeqReadModel.solve``).
 
-``ZSIM_SEQREAD_DRAWS`` sets the number of draws (default 30), ``ZSIM_SEQREAD_WORKERS`` the
+``ZSIM_SEQREAD_DRAWS`` sets the number of draws (default 20), ``ZSIM_SEQREAD_WORKERS`` the
 DES processes run at once (default 2).
 """
 
