@@ -1,8 +1,9 @@
-"""The scenario space of the read-modify-write agreement test (a hypothesis strategy): fio
-random jobs whose writes cover part of a record (``bs`` < ``recordsize``) on laid-out files,
-so that a write reads its record first unless it is in memory — ``rw=randrw``
-(``rwmixread`` 50/70/90) and ``rw=randwrite`` with ``overwrite=1`` — over the layouts of
-:mod:`tests.agreement_randrw` (dRAID one in six).
+"""The scenario space of the partial-record write agreement test (a hypothesis strategy): fio
+jobs whose writes cover part of a record (``bs`` < ``recordsize``). Random ones on laid-out
+files, so that a write reads its record first unless it is in memory — ``rw=randrw``
+(``rwmixread`` 50/70/90) and ``rw=randwrite`` with ``overwrite=1`` — and, one draw in four,
+sequential ones into new (sparse) files, whose calls fill each record in turn (``rw=write``);
+over the layouts of :mod:`tests.agreement_randrw` (dRAID one in six).
 
 ``bs`` is 4K-16K (a database page, a VM's block) into records of 2-32 times that; records
 up to 128K, the default a planner forgets to change (on flash one job of 16K calls, which the
@@ -37,7 +38,7 @@ def rmw_scenarios(draw: Any) -> dict[str, Any]:
         st.sampled_from([b for b in BLOCKS if b < recordsize and (b == BLOCKS[-1] or not flash)])
     )
     layout = draw(layouts())  # dRAID needs OpenZFS 2.1+
-    rw = draw(st.sampled_from(["randrw", "randrw", "randwrite"]))
+    rw = draw(st.sampled_from(["randrw", "randrw", "randwrite", "write"]))
     workload: dict[str, Any] = {
         "tool": "fio",
         "rw": rw,
@@ -49,8 +50,10 @@ def rmw_scenarios(draw: Any) -> dict[str, Any]:
     }
     if rw == "randrw":
         workload["rwmixread"] = draw(st.sampled_from([50, 70, 90]))
-    else:
+    elif rw == "randwrite":
         workload["overwrite"] = True
+    elif flash:  # buffered calls one at a time: the DES simulates each one on flash
+        workload["iodepth"] = 1
     return {
         "name": "read-modify-write agreement draw",
         "hardware": {

@@ -107,7 +107,10 @@ def test_the_disk_cache_can_be_turned_off(tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     ("overrides", "words"),
     [
-        (("workload.rw=write", "workload.bs=16K"), "sequential partial-record writes"),
+        (
+            ("workload.rw=write", "workload.bs=16K", "workload.overwrite=true"),
+            "sequential partial-record writes over laid-out files",
+        ),
         (("workload.rw=randwrite", "workload.bs=16K"), "sparse files"),
         (("workload.rw=randrw", "workload.bs=1M"), "several records per call"),
         (("workload.rw=randrw", "workload.bs=16K", "pool.failed=sda"), "degraded"),
@@ -115,6 +118,19 @@ def test_the_disk_cache_can_be_turned_off(tmp_path, monkeypatch):
 )
 def test_partial_record_writes_outside_the_range_say_why(overrides, words):
     assert words in (validity(_scenario(*overrides)) or "")
+
+
+def test_sequential_partial_writes_fill_records_without_reading():
+    """16K calls filling 128K records of new files: the same records as 128K calls, only
+    more calls and their CPU; nothing is read."""
+    small = zsim.simulate(
+        _scenario("workload.rw=write", "workload.bs=16K", "workload.numjobs=1"),
+        engine="analytic",
+    )
+    whole = zsim.simulate(_scenario("workload.rw=write", "workload.numjobs=1"), engine="analytic")
+    assert small.read.iops == 0
+    assert small.write.iops == pytest.approx(8 * small.write.bytes_per_s / (128 << 10))
+    assert 0 < small.write.bytes_per_s <= whole.write.bytes_per_s
 
 
 def test_random_read_modify_writes_read_every_record_they_miss():

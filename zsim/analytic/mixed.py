@@ -22,8 +22,8 @@ how this module models each part:
   read network with the miss probability (``reading`` = 1 instead of f_r), a write's hit on
   a compressed record outside the dbuf cache is expanded in its call like a read's, and
   each write still dirties one whole record for the txg. This is fio's ``randrw`` with a
-  small ``bs`` on laid-out files, or ``randwrite`` with ``overwrite=1``; a write-only job
-  on sparse files (fio's default) reads nothing for a hole and stays with the DES.
+  small ``bs`` on laid-out files, or ``randwrite`` with ``overwrite=1``; a random write-only
+  job on sparse files (fio's default) reads nothing for a hole and stays with the DES.
 * **The txg's bursts share the leaves with the reads.** Each txg writes the dirty records
   in aggregated runs (:func:`zsim.analytic.writes.run_leaf_bytes`) plus its indirect blocks
   and an uberblock per leaf; those async writes take a share u_w of every leaf's time that

@@ -138,14 +138,16 @@ def _degraded_reason(sc: Scenario, layout: ZfsLayout) -> str | None:
 def _partial_write_reason(sc: Scenario, layout: ZfsLayout) -> str | None:
     """Why writes of part of a record are outside the range: the engine answers random
     buffered read-modify-writes on laid-out files (fio ``randrw``, or ``randwrite`` with
-    ``overwrite``; :mod:`zsim.analytic.mixed`), each call inside one record."""
+    ``overwrite``; :mod:`zsim.analytic.mixed`), each call inside one record, and sequential
+    buffered writes into new files, whose calls fill each record in turn without reading it
+    (:class:`~zsim.analytic.writes.WriteModel`: ``bs``/``recordsize`` records per call)."""
     pool, w = sc.pool, sc.workload
     assert w.bs is not None, "checked by validity()"
     what = f"bs {w.bs} B below recordsize {pool.recordsize} B"
-    if w.rw == "write":
+    if w.rw == "write" and w.overwrite:
         return (
-            f"{what}: sequential partial-record writes (a record filled by several calls) "
-            f"are modelled by the DES only"
+            f"{what}: sequential partial-record writes over laid-out files (the first call "
+            f"into each record reads it) are modelled by the DES only"
         )
     if w.rw == "randwrite" and not w.overwrite:
         return (
