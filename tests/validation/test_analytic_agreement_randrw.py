@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import functools
 import os
-import statistics
 from collections import Counter
 from typing import Any
 
@@ -30,7 +29,12 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from tests.agreement_randrw import randrw_scenarios
-from tests.agreement_run import run_records, table_lines
+from tests.agreement_run import (
+    rate_limit_failures,
+    rate_limit_line,
+    run_records,
+    timed_table_lines,
+)
 from tests.validation.test_analytic_agreement import RATE_TOL, _key, compare
 
 pytestmark = pytest.mark.slow
@@ -73,34 +77,16 @@ def _records() -> tuple[dict[str, Any], ...]:
 
 
 def _failures(r: dict[str, Any]) -> list[str]:
-    out = []
-    if abs(r["rate_err"]) > RATE_TOL:
-        out.append(f"rate {r['rate_err']:+.0%}")
-    if not r["limit_agrees"]:
-        out.append(f"limit {r['analytic_limit']} vs {r['des_limit']}")
-    return out
+    return rate_limit_failures(r, RATE_TOL)
 
 
 def _line(r: dict[str, Any]) -> str:
-    if r["status"] == "declined":
-        return f"  declined      {r['label']}: {r['reason']}"
-    if r["status"] == "inconclusive":
-        return f"  inconclusive  {r['label']} (DES CI {r['ci_rel']})"
-    bad = _failures(r)
-    return (
-        f"  {'FAIL' if bad else 'ok':12s}  rate {r['rate_err']:+6.1%}  "
-        f"{r['analytic_limit']:>12s} / {r['des_limit']:<12s} {r['analytic_ms']:5.1f} ms  "
-        f"{r['label']}"
-    )
+    return rate_limit_line(r, _failures)
 
 
 def test_print_the_randrw_agreement_table():
     records = _records()
-    lines = table_lines(records, _failures, _line)
-    times = sorted(r["analytic_ms"] for r in records if r["status"] == "compared")
-    if times:
-        lines.append(f"analytic {statistics.median(times):.1f} ms median, {times[-1]:.1f} ms worst")
-    print("\n" + "\n".join(lines))
+    print("\n" + "\n".join(timed_table_lines(records, _failures, _line)))
     assert len(records) == DRAWS, len(records)
 
 

@@ -122,8 +122,8 @@ class LeafWrites:
     tail: float
     #: aggregated leaf writes per call with the txg's records spread evenly over the leaves
     #: (dRAID: ``ios`` is the busiest child's, which the reads wait for, while over time
-    #: every child takes its turn; what a leaf is busy on average)
-    mean_ios: float | None = None
+    #: every child takes its turn; what a leaf is busy on average; else equal to ``ios``)
+    mean_ios: float
 
 
 def leaf_write_share(
@@ -325,16 +325,14 @@ class MixedModel(ReadModel, WriteModel):
         ios = v.top.leaf_ios(0, self.psize, True)
         width = len(v.top.vdev.devices)
         nbytes = self._run_bytes(v)
-        per_record_leaf = (sum(io[2] for io in ios) + meta_asize) / width
+        record_bytes = sum(io[2] for io in ios) + meta_asize  # on all the vdev's leaves
+        per_record_leaf = even = record_bytes / width
         if v.top.vdev.kind == "draid":
             # a txg's new blocks fill a few groups in a row, each on its own D + P children:
             # the busiest child takes a larger share than an even spread (draid_load), and
             # the reads whose columns wait at it wait for the slowest
             txg_space = per_txg * v.weight * v.asize
-            per_record_leaf = (sum(io[2] for io in ios) + meta_asize) * draid_write_hot_share(
-                v.top, txg_space
-            )
-        mean_leaf_bytes = f_w * v.weight * (sum(io[2] for io in ios) + meta_asize) / width
+            per_record_leaf = record_bytes * draid_write_hot_share(v.top, txg_space)
         leaf_bytes = f_w * v.weight * per_record_leaf  # per call
         stream = devices.device_table(self.disk, nbytes, True, True, v.lo, v.hi, ASYNC_WRITE_MAX)
         positioning = devices.device_table(
@@ -351,7 +349,9 @@ class MixedModel(ReadModel, WriteModel):
         tail = positioning.mean_service
         if self.rotating:
             tail += positioning.expected_max(leaves)
-        return LeafWrites(leaf_bytes / nbytes, per_io, position, tail, mean_leaf_bytes / nbytes)
+        return LeafWrites(
+            leaf_bytes / nbytes, per_io, position, tail, f_w * v.weight * even / nbytes
+        )
 
     # ---- the network and its fixed point
     def _network(self, x: float, shares: dict[int, float], burst: bool = False) -> Solution:
@@ -469,7 +469,7 @@ class MixedModel(ReadModel, WriteModel):
             hot = float(shares.max()) or 1.0
             # a leaf's mean busy time: the writes spread evenly (dRAID's busiest child moves)
             writing = u_w[i]
-            if load.mean_ios is not None and load.mean_ios < load.ios:
+            if load.mean_ios < load.ios:
                 even = replace(load, ios=load.mean_ios)
                 writing = leaf_write_share(x, even, txgs, read_busy[i])
             for name, p in zip(v.top.vdev.devices, shares, strict=True):
