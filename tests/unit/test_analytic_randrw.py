@@ -18,7 +18,9 @@ from zsim.analytic.validity import OutOfRange
 from zsim.scenario import scenario_from_dict
 from zsim.units import MiB
 
-LOAD = LeafWrites(ios=0.01, stream=4e-3, position=8e-3, tail=20e-3, mean_ios=0.01)
+LOAD = LeafWrites(
+    ios=0.01, stream=4e-3, position=8e-3, tail=20e-3, mean_ios=0.01, held=0, burst=0.0
+)
 
 
 def test_leaf_write_share_streams_without_reads_and_seeks_back_after_them():

@@ -32,7 +32,9 @@ how this module models each part:
   depth (the device table of sequential writes of that size), plus one positioning back to
   the write area when a read took the head away since the last write, which happens with
   the probability that the leaf is busy with reads (u_r) — on a pool whose reads all hit
-  the ARC the writes stream, as in a write-only job. On dRAID a txg fills a few groups in
+  the ARC the writes stream, as in a write-only job. A flash leaf instead keeps serving
+  reads on the units the writes do not hold, each slowed by the shared IOPS and bandwidth
+  (:func:`zsim.analytic.flash_share.shared_read_table`). On dRAID a txg fills a few groups in
   a row: a child's share is the busiest child's
   (:func:`zsim.analytic.draid_load.draid_write_hot_share`).
 * **The txg's CPU burst.** A sync hands every dirty record's checksum, compression and
@@ -72,14 +74,16 @@ from dataclasses import dataclass, replace
 from zsim.analytic import devices
 from zsim.analytic.demands import ASYNC_WRITE_MAX, SYNC_READ_MAX, AnalyticVdev
 from zsim.analytic.draid_load import draid_write_hot_share
+from zsim.analytic.flash_share import held_units, shared_read_table
 from zsim.analytic.queueing import Solution, Station, solve
 from zsim.analytic.reads import ReadModel
 from zsim.analytic.validity import OutOfRange
 from zsim.analytic.writes import WriteModel, run_leaf_bytes
 from zsim.des.vdev import aggregation_limit
+from zsim.hardware import flash
 from zsim.machine import memory
 from zsim.result import DirectionStats
-from zsim.zfs.txg import txg_tunables
+from zsim.zfs.txg import async_write_max_active, txg_tunables
 
 #: the most network solutions the fixed point spends
 FIXED_POINT_ITERATIONS = 40
@@ -124,6 +128,11 @@ class LeafWrites:
     #: (dRAID: ``ios`` is the busiest child's, which the reads wait for, while over time
     #: every child takes its turn; what a leaf is busy on average; else equal to ``ios``)
     mean_ios: float
+    #: units of a flash leaf the txg's write burst holds (0 on disks)
+    held: int
+    #: s of that burst per aggregated write: one over the leaf's write rate at ``held``
+    #: outstanding (0 on disks)
+    burst: float
 
 
 def leaf_write_share(
@@ -209,6 +218,8 @@ class MixedModel(ReadModel, WriteModel):
         c = self.costs
         txg = txg_tunables(self.sc.hardware.ram, self.version)
         self.txg = txg
+        self.leaf_flash = None if self.rotating else flash.flash_params(self.disk)
+        self._flash_burst: dict[int, tuple[float, int]] = {}
         # the calls' CPU (Engine.call): the copy, the ARC pages a write fills, atime
         self.read_call = c.syscall + self.bs * c.copy_per_byte + c.atime_update
         # a hit outside the dbuf cache on a record stored compressed: decompressed in the call
@@ -349,9 +360,25 @@ class MixedModel(ReadModel, WriteModel):
         tail = positioning.mean_service
         if self.rotating:
             tail += positioning.expected_max(leaves)
+        held, burst = 0, 0.0
+        if not self.rotating:
+            # writes per txg on the leaf: a record's share of them times the txg's records
+            per_txg_ios = v.weight * per_record_leaf / nbytes * per_txg
+            active = async_write_max_active(int(per_txg * self.rs), self.txg)
+            assert self.leaf_flash is not None
+            held = held_units(self.leaf_flash, active, per_txg_ios)
+            if held >= self.leaf_flash.parallelism:
+                raise OutOfRange(
+                    f"outside the analytic engine's validity range: the txg's writes would "
+                    f"hold all {self.leaf_flash.parallelism} units of a flash leaf, so the "
+                    f"reads wait for them in ways a mean-value model does not follow; use "
+                    f"--engine des"
+                )
+            burst = 1.0 / stream.at(held)
         return LeafWrites(
-            leaf_bytes / nbytes, per_io, position, tail, f_w * v.weight * even / nbytes
-        )
+            leaf_bytes / nbytes, per_io, position, tail, f_w * v.weight * even / nbytes,
+            held, burst,
+        )  # fmt: skip
 
     # ---- the network and its fixed point
     def _network(self, x: float, shares: dict[int, float], burst: bool = False) -> Solution:
@@ -374,9 +401,15 @@ class MixedModel(ReadModel, WriteModel):
             visits = self.reading * miss * v.weight
             if visits <= 0:
                 continue
-            scale = max(1e-9, 1.0 - min(1.0, shares.get(i, 0.0)))
+            share = min(1.0, shares.get(i, 0.0))
+            if self.rotating:
+                scale = max(1e-9, 1.0 - share)
+            else:
+                # a flash leaf keeps serving reads on its free units (flash_share)
+                scale = 1.0
+                self._flash_burst[id(v)] = (round(share, 9), self.loads[i].held)
             for sig, st in self._read_stations(i, v, visits):
-                key = (*sig, round(scale, 9))
+                key = (*sig, round(scale, 9), self._flash_burst.get(id(v)))
                 had = groups.get(key)
                 if had is None:
                     groups[key] = ([v], Station(st.name, _scaled(st.rate, scale), st.visits))
@@ -412,8 +445,11 @@ class MixedModel(ReadModel, WriteModel):
         burst = cpu_burst_share(x * f_w, self.sync_cpu, self.taskq)
         shares = {}
         for i, load in enumerate(self.loads):
-            shares[i] = outside_burst(leaf_write_share(x, load, txgs, read_busy.get(i, 0.0)),
-                                      burst)  # fmt: skip
+            if self.rotating:
+                share = leaf_write_share(x, load, txgs, read_busy.get(i, 0.0))
+            else:  # the share of time a flash leaf's held units write
+                share = x * load.ios * load.burst + txgs * load.tail
+            shares[i] = outside_burst(share, burst)
         self._write_shares = shares
         solution = self._network(x, shares)
         self._last = solution
@@ -526,7 +562,7 @@ class MixedModel(ReadModel, WriteModel):
         """:meth:`ReadModel._vdev_read_stations` of vdev ``i``, built once per visit count
         (the fixed point solves the network a dozen times with the same stations)."""
         cache = self.__dict__.setdefault("_station_cache", {})
-        key = (i, visits)
+        key = (i, visits, self._flash_burst.get(id(v)))
         found = cache.get(key)
         if found is None:
             found = cache[key] = [
@@ -534,6 +570,16 @@ class MixedModel(ReadModel, WriteModel):
                 for sig, st in self._vdev_read_stations(v, visits)
             ]
         return found
+
+    def _read_table(self, v: AnalyticVdev, nbytes: int) -> devices.DeviceTable:
+        """A flash leaf's record reads beside the txg's writes (:func:`shared_read_table`
+        at the share and units :meth:`_network` set); a disk's as a read-only job's."""
+        table = super()._read_table(v, nbytes)
+        found = self._flash_burst.get(id(v))
+        if found is None or self.leaf_flash is None:
+            return table
+        share, held = found
+        return shared_read_table(table, self.leaf_flash, held, share)
 
     def _run_bytes(self, v: AnalyticVdev) -> int:
         """Bytes of one aggregated leaf write (as :meth:`WriteModel._write` sizes them)."""

@@ -157,13 +157,18 @@ class ReadModel(PoolModel):
             self._shares[id(v)] = cached
         return cached
 
+    def _read_table(self, v: AnalyticVdev, nbytes: int) -> devices.DeviceTable:
+        """The closed-loop table of a leaf's ``nbytes`` record reads on vdev ``v`` (a model
+        that shares the leaves with other work gives its own)."""
+        return devices.device_table(self.disk, nbytes, False, False, v.lo, v.hi, SYNC_READ_MAX)
+
     def _vdev_read_stations(self, v: AnalyticVdev, visits: float) -> list[tuple[tuple, Station]]:
         """The vdev's stations for record reads (``visits`` records per call), each with a
         signature: stations of equal signature are identical and get merged."""
         kind = v.top.vdev.kind
         width = len(v.top.vdev.devices)
         touched, nbytes = self._leaf_reads(v)
-        table = devices.device_table(self.disk, nbytes, False, False, v.lo, v.hi, SYNC_READ_MAX)
+        table = self._read_table(v, nbytes)
         sig = self._sig(v, nbytes)
 
         def leaf_rate(k: float) -> float:
