@@ -1,7 +1,7 @@
 """The scenario space of the degraded-pool agreement test (a hypothesis strategy): mirrors
 and raidz1-3 vdevs with one to all-they-survive leaves missing (``pool.failed``, in the
-first vdev), random reads and buffered whole-record writes (random and sequential), the
-jobs the analytic engine answers on a degraded pool.
+first vdev), random reads, ``randrw`` of whole records and buffered whole-record writes
+(random and sequential), the jobs the analytic engine answers on a degraded pool.
 
 Hard disks are drawn three times as often as flash (their DES runs reach the 5 % CI in
 seconds; flash records are 128K and up for the same reason). RAM is 8 GiB; files of 16-64
@@ -47,8 +47,9 @@ def degraded_scenarios(draw: Any) -> dict[str, Any]:
     flash = not disk.startswith("seagate")
     recordsize = draw(st.sampled_from(FLASH_RECORDS if flash else RECORDS))
     layout, failed = draw(degraded_layouts())
-    rw = draw(st.sampled_from(["randread", "randread", "randread", "randwrite", "write"]))
+    rw = draw(st.sampled_from(["randread", "randread", "randrw", "randwrite", "write"]))
     bs = recordsize * (draw(st.sampled_from([1, 1, 2, 4])) if rw == "write" else 1)
+    mix = {"rwmixread": draw(st.sampled_from([50, 70, 90]))} if rw == "randrw" else {}
     return {
         "name": "degraded agreement draw",
         "hardware": {
@@ -72,5 +73,6 @@ def degraded_scenarios(draw: Any) -> dict[str, Any]:
             "iodepth": draw(st.sampled_from([1, 4, 8])),
             "direct": False,
             "size": f"{draw(st.sampled_from([16, 32, 64]))}GiB",
+            **mix,
         },
     }

@@ -134,3 +134,20 @@ def test_declines_what_it_does_not_model():
         zsim.simulate(
             _scenario(big, rwmixread=50, bs="1M", numjobs=16, iodepth=1), engine="analytic"
         )
+
+
+def test_a_degraded_pool_answers_randrw_without_its_missing_leaves():
+    """A raidz2 6 with one leaf gone: the missing leaf gets nothing, the others take its
+    share of the writes, and the reads whose data it held read every surviving column and
+    rebuild from parity, so the mix gets no faster than on the healthy pool."""
+    pool = {"layout": "raidz2 6"}
+    healthy = zsim.simulate(_scenario(pool=pool), engine="analytic")
+    degraded = zsim.simulate(_scenario(pool={**pool, "failed": ["sdb"]}), engine="analytic")
+    assert degraded.utilization["disk:sdb"] == 0.0
+    survivors = [
+        v for k, v in degraded.utilization.items() if k.startswith("disk:") and k != "disk:sdb"
+    ]
+    assert min(survivors) > 0
+    total = degraded.read.iops + degraded.write.iops
+    assert degraded.read.iops == pytest.approx(0.7 * total)
+    assert 0 < total <= healthy.read.iops + healthy.write.iops

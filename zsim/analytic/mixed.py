@@ -230,6 +230,9 @@ class MixedModel(ReadModel, WriteModel):
         self._call_cpu = f_r * self.read_call + f_w * self.write_call
         self.record_cpu = c.read_record(self.rs, self.psize) + self._read_children() * c.leaf_io
         self.record_cpu += self.rs * c.cache_pages_per_byte
+        # a degraded raidz read rebuilds its missing data from parity in its completion
+        # (vdev_raidz_reconstruct(); the DES's _charge_reconstruction)
+        self.record_cpu += self._rebuilt_per_record() * c.parity_per_byte
         self._last: Solution | None = None
         self._groups: list[tuple[AnalyticVdev, Station]] = []
         # the write-only bounds: the leaves streaming with no reads (the most the throttle
@@ -334,7 +337,7 @@ class MixedModel(ReadModel, WriteModel):
         a record's share of the txg's indirect blocks on this vdev, bytes."""
         f_w = 1.0 - self.f_read
         ios = v.top.leaf_ios(0, self.psize, True)
-        width = len(v.top.vdev.devices)
+        width = len(v.top.vdev.devices) - len(v.top.failed)  # a missing leaf gets nothing
         nbytes = self._run_bytes(v)
         record_bytes = sum(io[2] for io in ios) + meta_asize  # on all the vdev's leaves
         per_record_leaf = even = record_bytes / width
@@ -356,7 +359,7 @@ class MixedModel(ReadModel, WriteModel):
         position = positioning.mean_service if self.rotating else 0.0
         # each txg: the uberblock (a positioning to the labels), and on disks the
         # positioning back, of which the pool waits for its slowest leaf's
-        leaves = sum(len(u.top.vdev.devices) for u in self.vdevs)
+        leaves = sum(len(u.top.vdev.devices) - len(u.top.failed) for u in self.vdevs)
         tail = positioning.mean_service
         if self.rotating:
             tail += positioning.expected_max(leaves)
@@ -508,15 +511,19 @@ class MixedModel(ReadModel, WriteModel):
             if load.mean_ios < load.ios:
                 even = replace(load, ios=load.mean_ios)
                 writing = leaf_write_share(x, even, txgs, read_busy[i])
-            for name, p in zip(v.top.vdev.devices, shares, strict=True):
-                util[f"disk:{name}"] = float(min(1.0, read_busy[i] * p / hot + writing))
+            for leaf, (name, p) in enumerate(zip(v.top.vdev.devices, shares, strict=True)):
+                busy = 0.0 if leaf in v.top.failed else read_busy[i] * p / hot + writing
+                util[f"disk:{name}"] = float(min(1.0, busy))
         bg = x * (self.reading * self.miss * self.record_cpu + f_w * self.sync_cpu)
         util["cpu"] = min(1.0, (x * self._call_cpu + bg) / self.cores)
         util["memory"] = min(1.0, x * self._memory_per_call() / self.mem_bw)
         leaf_load: dict[str, tuple[float, float]] = {}
         for v, load in zip(self.vdevs, self.loads, strict=True):
             _, nbytes = self._leaf_reads(v)
-            for name, p in zip(v.top.vdev.devices, self._read_shares(v), strict=True):
+            for leaf, (name, p) in enumerate(zip(v.top.vdev.devices, self._read_shares(v),
+                                                 strict=True)):  # fmt: skip
+                if leaf in v.top.failed:
+                    continue
                 reads = x * self.reading * self.miss * v.weight * p
                 writes = x * load.ios
                 wbytes = writes * self._run_bytes(v)

@@ -119,18 +119,18 @@ def _special_reason(sc: Scenario) -> str | None:
 
 
 def _degraded_reason(sc: Scenario, layout: ZfsLayout) -> str | None:
-    """Why a degraded pool's job is outside the range: the engine answers random reads and
-    buffered whole-record writes on mirror and raidz vdevs with leaves missing (the shared
-    column map sends them nothing, and a raidz read whose data they held reads every
-    surviving column and rebuilds from parity)."""
+    """Why a degraded pool's job is outside the range: the engine answers random reads,
+    ``randrw`` and buffered whole-record writes on mirror and raidz vdevs with leaves
+    missing (the shared column map sends them nothing, and a raidz read whose data they
+    held reads every surviving column and rebuilds from parity)."""
     w = sc.workload
     if any(v.kind == "draid" for v in layout.data_vdevs):
         return "degraded dRAID (reads rebuilt across its groups) is modelled by the DES only"
-    if w.rw not in ("randread", "randwrite", "write") or sync_writes(sc):
+    if w.rw not in ("randread", "randwrite", "write", "randrw") or sync_writes(sc):
         what = "sync writes" if sync_writes(sc) else f"fio rw={w.rw!r}"
         return (
             f"{what} on a degraded pool (pool.failed) is modelled by the DES only; the "
-            f"analytic engine answers random reads and buffered writes there"
+            f"analytic engine answers random reads, randrw and buffered writes there"
         )
     return None
 
