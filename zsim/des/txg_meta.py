@@ -11,9 +11,17 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from zsim.zfs.indirect import BPS_PER_INDIRECT, indirect_block
+from zsim.zfs.version import ZfsVersion
 
-SPACE_MAP_ENTRY_BYTES = 16
-"""One two-word space-map entry (``SM2``, space_map.h): a freed block, or one allocated run."""
+SPACE_MAP_WORD_BYTES = 8
+"""One word of a space-map entry (``space_map.h``). ``space_map_write_impl()`` writes a
+metaslab's freed block or allocated run as a single-word entry; two words (``SM2``) only when
+the ``spacemap_v2`` feature is active and the offset or run does not fit one word, or the
+entry names its vdev — which every entry of a pool-wide log space map does."""
+MOS_COPIES = 3
+"""Copies of a MOS block: ``dmu_objset_open_impl()`` gives the MOS ``os_copies =
+spa_max_replication()`` (``SPA_DVAS_PER_BP``, 3) and ``dmu_write_policy()`` starts from it;
+a dataset's ``redundant_metadata`` does not apply to the pool's own metadata."""
 
 
 class _Metaslabs(Protocol):
@@ -47,12 +55,18 @@ def space_map_writes(
     freed: Iterable[tuple[int, int]],
     tops: Sequence[_Metaslabs],
     ashift: int,
-    redundant_metadata: str,
+    version: ZfsVersion,
 ) -> list[tuple[int, int]]:
-    """(psize, copy) of a txg's space-map appends: one block per metaslab that frees blocks
-    (``freed``: (vdev, offset), an entry each) or allocates (one entry per contiguous run:
-    new blocks go out sequentially from each vdev's ``cursor``), written with a ditto copy
-    like all pool metadata."""
+    """(psize, copy) of a txg's space-map appends, each MOS block in :data:`MOS_COPIES`
+    copies. ``freed``: (vdev, offset) of each block freed, an entry each; each vdev's
+    allocations are one contiguous run from its ``cursor`` (new blocks go out sequentially).
+
+    Before 2.0, every metaslab that frees or allocates appends its single-word entries to
+    its own space map: a block per metaslab. From 2.0 (``log_spacemap``, "Log Spacemap
+    Project", ``spa_log_spacemap.c``) the txg's changes of every metaslab go to one pool-wide
+    log space map in two-word entries (the vdev named), a single append per txg; the
+    metaslabs' own space maps are written when a few are flushed each txg
+    (``spa_flush_metaslabs()``), amortised over many txgs and not modelled."""
     entries: dict[tuple[int, int], int] = {}
     for v, offset in freed:
         ms = (v, tops[v].metaslab(offset))
@@ -61,9 +75,12 @@ def space_map_writes(
         ms = (v, top.metaslab(top.cursor))
         entries[ms] = entries.get(ms, 0) + 1
     sector = 1 << ashift
+    if version.at_least(2, 0):
+        blocks = [2 * SPACE_MAP_WORD_BYTES * sum(entries.values())]
+    else:
+        blocks = [SPACE_MAP_WORD_BYTES * n for n in entries.values()]
     out: list[tuple[int, int]] = []
-    for n in entries.values():
-        psize = -(-n * SPACE_MAP_ENTRY_BYTES // sector) * sector
-        copies = 1 if redundant_metadata == "none" else 2
-        out.extend((psize, k) for k in range(copies))
+    for nbytes in blocks:
+        psize = -(-nbytes // sector) * sector
+        out.extend((psize, k) for k in range(MOS_COPIES))
     return out

@@ -553,7 +553,7 @@ class ZfsModel:
                 self.throttled.popleft()()
         meta = self.indirect_writes(txg.records)
         freed = self._frees(txg.records)
-        meta += space_map_writes(freed, self.tops, self.ashift, self.redundant_metadata)
+        meta += space_map_writes(freed, self.tops, self.ashift, self.version)
         if freed:
             self.cpu.run(len(freed) * self.free_cpu, lambda: None, background=True)
         if not keys and not meta:
