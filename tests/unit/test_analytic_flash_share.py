@@ -7,12 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import zsim
-from zsim.analytic import devices
+from zsim.analytic import devices, mixed
 from zsim.analytic.demands import SYNC_READ_MAX
 from zsim.analytic.flash_share import held_units, shared_read_table
 from zsim.hardware import flash
 from zsim.hardware.catalog import load_profile
-from zsim.result import SimResult
 from zsim.scenario import scenario_from_dict
 from zsim.units import KiB
 
@@ -51,59 +50,50 @@ def test_more_write_time_never_speeds_the_reads_and_never_stops_them(held, low, 
         assert rb <= ra * (1 + 1e-9)
         assert ra <= full * (1 + 1e-9)
         # in a burst the reads still get the free units at the shared speed (not slowed
-        # while neither the IOPS nor the bandwidth binds): at least a disk head's
-        # (1 − share) of the rate, and more than nothing when the writes never stop
-        assert rb >= (1.0 - high) * full * (1 - 1e-9)
+        # while neither the IOPS nor the bandwidth binds): more than nothing even when the
+        # writes never stop
         assert rb > 0
     assert b.mean_service >= a.mean_service >= TABLE.mean_service * (1 - 1e-12)
 
 
-def _rmw(disk: str) -> SimResult:
-    sc = scenario_from_dict(
-        {
-            "hardware": {"disk": disk, "ram": "2GiB", "cpu_cores": 8, "zfs_version": "2.2"},
-            "pool": {"layout": "raidz2 5", "recordsize": "128K", "compression": "off"},
-            "workload": {
-                "tool": "fio",
-                "rw": "randwrite",
-                "overwrite": True,
-                "bs": "16K",
-                "numjobs": 1,
-                "iodepth": 4,
-                "size": "8GiB",
-            },
-        }
-    )
-    return zsim.simulate(sc, engine="analytic")
+def _rmw(**hardware: object) -> dict:
+    return {
+        "hardware": {
+            "disk": "samsung-870-evo-500gb",
+            "ram": "2GiB",
+            "cpu_cores": 8,
+            "zfs_version": "2.2",
+            **hardware,
+        },
+        "pool": {"layout": "raidz2 5", "recordsize": "128K", "compression": "off"},
+        "workload": {
+            "tool": "fio",
+            "rw": "randwrite",
+            "overwrite": True,
+            "bs": "16K",
+            "numjobs": 1,
+            "iodepth": 4,
+            "size": "8GiB",
+        },
+    }
 
 
-def test_flash_read_modify_writes_lose_less_to_the_txg_than_the_write_time_share():
-    # 16K read-modify-writes on a SATA SSD raidz2: the txg's writes take a large share of
-    # each leaf, but hold only the async-write class's units; the records' reads keep the
-    # others, so the calls lose less than that share of what the reads alone would give
-    r = _rmw("samsung-870-evo-500gb")
-    share = r.details["leaf_write_share"]
-    assert share > 0.2
-    reads_only = zsim.simulate(
-        scenario_from_dict(
-            {
-                "hardware": {
-                    "disk": "samsung-870-evo-500gb",
-                    "ram": "2GiB",
-                    "cpu_cores": 8,
-                    "zfs_version": "2.2",
-                },
-                "pool": {"layout": "raidz2 5", "recordsize": "128K", "compression": "off"},
-                "workload": {
-                    "tool": "fio",
-                    "rw": "randread",
-                    "bs": "16K",
-                    "numjobs": 1,
-                    "iodepth": 4,
-                    "size": "8GiB",
-                },
-            }
-        ),
-        engine="analytic",
-    )
-    assert r.write.iops > (1.0 - share) * reads_only.read.iops
+def test_flash_reads_beside_the_txg_writes_beat_a_time_shared_leaf(monkeypatch):
+    """16K read-modify-writes on a SATA SSD raidz2, where the txg's writes take a large
+    share of each leaf: the records' reads keep the units the writes do not hold, so the
+    calls go faster than on a leaf shared in time as a disk head is (the model's fallback
+    when the writes may hold every unit, forced here)."""
+    shared = zsim.simulate(scenario_from_dict(_rmw()), engine="analytic")
+    assert shared.details["leaf_write_burst_share"] > 0.2
+    monkeypatch.setattr(mixed, "held_units", lambda params, active, writes: params.parallelism)
+    timeshared = zsim.simulate(scenario_from_dict(_rmw()), engine="analytic")
+    assert timeshared.details["leaf_write_burst_share"] is not None
+    assert shared.write.iops > 1.1 * timeshared.write.iops
+
+
+def test_flash_writes_that_may_hold_every_unit_share_the_leaf_in_time():
+    """0.7 syncs a txg at a fixed 64 MiB, above 60 % of 1 GiB's dirty limit: the async
+    writes may take 10 units, every unit of the 870 EVO. The job is still answered."""
+    r = zsim.simulate(scenario_from_dict(_rmw(ram="1GiB", zfs_version="0.7")), engine="analytic")
+    assert r.write.iops > 0
+    assert r.details["validity"] == "in range"

@@ -137,17 +137,15 @@ def test_declines_what_it_does_not_model():
 
 
 def test_a_degraded_pool_answers_randrw_without_its_missing_leaves():
-    """A raidz2 6 with one leaf gone: the missing leaf gets nothing, the others take its
-    share of the writes, and the reads whose data it held read every surviving column and
-    rebuild from parity, so the mix gets no faster than on the healthy pool."""
+    """A raidz2 6 of 64K records with a data leaf gone: the missing leaf gets nothing, and
+    the reads whose data it held read every surviving column, parity included, so the two
+    leaves that held only parity on the healthy pool (64K records start on the same column)
+    now work as hard as the rest, and the mix gets no faster than on the healthy pool."""
     pool = {"layout": "raidz2 6"}
     healthy = zsim.simulate(_scenario(pool=pool), engine="analytic")
     degraded = zsim.simulate(_scenario(pool={**pool, "failed": ["sdb"]}), engine="analytic")
     assert degraded.utilization["disk:sdb"] == 0.0
-    survivors = [
-        v for k, v in degraded.utilization.items() if k.startswith("disk:") and k != "disk:sdb"
-    ]
-    assert min(survivors) > 0
+    for parity_only in ("disk:sde", "disk:sdf"):
+        assert degraded.utilization[parity_only] > 5 * healthy.utilization[parity_only]
     total = degraded.read.iops + degraded.write.iops
-    assert degraded.read.iops == pytest.approx(0.7 * total)
     assert 0 < total <= healthy.read.iops + healthy.write.iops

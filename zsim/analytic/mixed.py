@@ -300,6 +300,10 @@ class MixedModel(ReadModel, WriteModel):
             "read_modify_write": self.rmw,
             "write_throttled": throttled,
             "leaf_write_share": max(u_w.values(), default=0.0),
+            # flash: the share of time the txg's writes hold their units beside the reads
+            "leaf_write_burst_share": (
+                None if self.rotating else max(self._write_shares.values(), default=0.0)
+            ),
             "txgs_per_s": txgs_per_second(x * f_w * self.rs, txg.sync_bytes, txg.txg_timeout),
         }
         return read, write, limit, util, details
@@ -370,14 +374,12 @@ class MixedModel(ReadModel, WriteModel):
             active = async_write_max_active(int(per_txg * self.rs), self.txg)
             assert self.leaf_flash is not None
             held = held_units(self.leaf_flash, active, per_txg_ios)
-            if held >= self.leaf_flash.parallelism:
-                raise OutOfRange(
-                    f"outside the analytic engine's validity range: the txg's writes would "
-                    f"hold all {self.leaf_flash.parallelism} units of a flash leaf, so the "
-                    f"reads wait for them in ways a mean-value model does not follow; use "
-                    f"--engine des"
-                )
-            burst = 1.0 / stream.at(held)
+            if held < self.leaf_flash.parallelism:
+                burst = 1.0 / stream.at(held)
+            else:
+                # writes that may hold every unit leave the reads no unit of their own: the
+                # leaf is shared in time, as a disk's head is (held 0: the time-share rule)
+                held = 0
         return LeafWrites(
             leaf_bytes / nbytes, per_io, position, tail, f_w * v.weight * even / nbytes,
             held, burst,
@@ -386,8 +388,10 @@ class MixedModel(ReadModel, WriteModel):
     # ---- the network and its fixed point
     def _network(self, x: float, shares: dict[int, float], burst: bool = False) -> Solution:
         """The closed network of the ``clients`` with each vdev's read stations at (1 − its
-        leaves' write share at ``x`` calls/s) of their rate; identical vdevs' stations are
-        merged (``copies``), as in :meth:`ReadModel._read`. ``burst``: during the txg's CPU
+        leaves' write share at ``x`` calls/s) of their rate — on a flash leaf whose writes
+        leave units free, on the read table those units give (:meth:`_read_table`, the share
+        being the time the writes hold theirs); identical vdevs' stations are merged
+        (``copies``), as in :meth:`ReadModel._read`. ``burst``: during the txg's CPU
         burst (:func:`cpu_burst_share`), when the taskq threads hold their cores and the
         read completions wait behind the burst in their FIFO."""
         miss = self._miss(x)
@@ -405,7 +409,7 @@ class MixedModel(ReadModel, WriteModel):
             if visits <= 0:
                 continue
             share = min(1.0, shares.get(i, 0.0))
-            if self.rotating:
+            if self.rotating or not self.loads[i].held:
                 scale = max(1e-9, 1.0 - share)
             else:
                 # a flash leaf keeps serving reads on its free units (flash_share)
@@ -448,7 +452,7 @@ class MixedModel(ReadModel, WriteModel):
         burst = cpu_burst_share(x * f_w, self.sync_cpu, self.taskq)
         shares = {}
         for i, load in enumerate(self.loads):
-            if self.rotating:
+            if self.rotating or not load.held:
                 share = leaf_write_share(x, load, txgs, read_busy.get(i, 0.0))
             else:  # the share of time a flash leaf's held units write
                 share = x * load.ios * load.burst + txgs * load.tail
@@ -567,7 +571,8 @@ class MixedModel(ReadModel, WriteModel):
 
     def _read_stations(self, i: int, v: AnalyticVdev, visits: float) -> list[tuple[tuple, Station]]:
         """:meth:`ReadModel._vdev_read_stations` of vdev ``i``, built once per visit count
-        (the fixed point solves the network a dozen times with the same stations)."""
+        (the fixed point solves the network a dozen times with the same stations) and, on a
+        flash leaf beside the txg's writes, per write share (a new table each step)."""
         cache = self.__dict__.setdefault("_station_cache", {})
         key = (i, visits, self._flash_burst.get(id(v)))
         found = cache.get(key)

@@ -604,16 +604,18 @@ class ZfsModel:
         return freed
 
     def _write_meta(self, txg: TxgState, psize: int, copy: int) -> None:
-        """One indirect block copy to the metadata class (special vdevs, else the pool);
-        a ditto copy goes to another vdev, or 1/8 of the vdev away on the same one
+        """One copy of a metadata block (an indirect block, a space-map append) to the
+        metadata class (special vdevs, else the pool); each further copy goes to another
+        vdev while there is one, else 1/8 of the vdev away on one already holding a copy
         (``metaslab_alloc_dva()``'s ditto distance)."""
         tops = self.meta_tops
         if copy == 0:
             self.meta_rotor = (self.meta_rotor + 1) % len(tops)
         top = tops[(self.meta_rotor + copy) % len(tops)]
         asize = psize_to_asize(top.vdev, psize, self.ashift)
-        # a ditto copy on a pool of one vdev goes 1/8 of the vdev away (TopVdev.allocate_ditto)
-        offset = top.allocate_ditto(asize) if copy and len(tops) == 1 else top.allocate(asize)
+        # a copy that comes round to a vdev holding one already goes a ditto distance away
+        # (TopVdev.allocate_ditto): a MOS block's 3 copies on a pool of 1 or 2 vdevs
+        offset = top.allocate_ditto(asize) if copy >= len(tops) else top.allocate(asize)
         self.meta_blocks_written += 1
         top.io(offset, psize, True, ASYNC_WRITE, lambda: self._txg_part_done(txg))
 
