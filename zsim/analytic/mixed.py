@@ -301,9 +301,7 @@ class MixedModel(ReadModel, WriteModel):
             "write_throttled": throttled,
             "leaf_write_share": max(u_w.values(), default=0.0),
             # flash: the share of time the txg's writes hold their units beside the reads
-            "leaf_write_burst_share": (
-                None if self.rotating else max(self._write_shares.values(), default=0.0)
-            ),
+            "leaf_write_burst_share": None if self.rotating else max(self._write_shares.values()),
             "txgs_per_s": txgs_per_second(x * f_w * self.rs, txg.sync_bytes, txg.txg_timeout),
         }
         return read, write, limit, util, details
@@ -377,9 +375,7 @@ class MixedModel(ReadModel, WriteModel):
             if held < self.leaf_flash.parallelism:
                 burst = 1.0 / stream.at(held)
             else:
-                # writes that may hold every unit leave the reads no unit of their own: the
-                # leaf is shared in time, as a disk's head is (held 0: the time-share rule)
-                held = 0
+                held = 0  # no unit left for the reads: shared in time, as a disk's head
         return LeafWrites(
             leaf_bytes / nbytes, per_io, position, tail, f_w * v.weight * even / nbytes,
             held, burst,
