@@ -32,6 +32,7 @@ import simpy
 from zsim.files import atomic_write_text
 from zsim.hardware import flash, hdd
 from zsim.hardware.catalog import Profile
+from zsim.machine.collector import collector_paused
 from zsim.machine.resources import Device, DevIO
 from zsim.machine.resources import Path as BusPath
 
@@ -340,7 +341,8 @@ def _closed_loop(
 
     for _ in range(k):
         submit()
-    env.run()
+    with collector_paused():
+        env.run()
     times = done_times[warmup:]
     elapsed = times[-1] - done_times[warmup - 1]
     rate = len(times) / elapsed if elapsed > 0 else math.inf

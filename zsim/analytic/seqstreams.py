@@ -55,6 +55,7 @@ from zsim.files import atomic_write_text
 from zsim.hardware import flash, hdd
 from zsim.hardware.catalog import Profile
 from zsim.layout.tree import Vdev
+from zsim.machine.collector import collector_paused
 from zsim.machine.links import bus_stages
 from zsim.machine.resources import Device, after
 from zsim.machine.resources import Path as BusPath
@@ -303,7 +304,8 @@ def measure(
 
     for s in state:
         call(s)
-    env.run()
+    with collector_paused():
+        env.run()
     span = clock["end"] - clock["t0"]
     measured = clock["measured"]
     if span <= 0:

@@ -26,6 +26,7 @@ from zsim.errors import ZsimError
 from zsim.files import TEXT_LIMIT, read_text
 from zsim.hardware import hdd
 from zsim.hardware.catalog import Profile
+from zsim.machine.collector import collector_paused
 from zsim.machine.resources import Device, DevIO
 from zsim.machine.resources import Path as BusPath
 
@@ -118,7 +119,8 @@ def replay(trace: Trace, disk: Profile, seed: int = 1, **hdd_overrides: Any) -> 
         )
 
     issue(0)
-    env.run()
+    with collector_paused():
+        env.run()
     return simulated
 
 

@@ -37,6 +37,7 @@ from zsim.grow.reflow_map import (
     gated_syncs,
     scratch_bytes,
 )
+from zsim.machine.collector import collector_paused
 from zsim.machine.run_control import RunControl
 from zsim.resilver.run import (
     LOADED_WINDOW,
@@ -246,7 +247,8 @@ def _sync_round(engine: Engine, top: TopVdev) -> float:
 
     for leaf in top.leaves:
         leaf.add(uberblock_zio(top, one))
-    env.run(until=done)
+    with collector_paused():
+        env.run(until=done)
     return env.now - start
 
 

@@ -17,6 +17,8 @@ Public modules, shared by the discrete-event engines (:mod:`zsim.des`), the anal
   a run is built (``ZSIM_MAX_*``);
 * :mod:`~zsim.machine.run_guard` — :class:`RunGuard` and :func:`run_until`, the wall-time,
   memory and completion-log caps checked inside the event loop;
+* :mod:`~zsim.machine.collector` — :func:`collector_paused`, Python's cyclic garbage
+  collector off while an event loop runs (it cost up to half a run's wall time);
 * :mod:`~zsim.machine.stats` — :class:`CompletionLog`, MSER-5 warm-up removal and batch means.
 
 Nothing here imports an engine.

@@ -25,6 +25,7 @@ from simpy.core import EmptySchedule, StopSimulation
 from simpy.events import URGENT
 
 from zsim.errors import ZsimError
+from zsim.machine.collector import collector_paused
 from zsim.units import GiB
 
 #: events between two checks: a few ms of wall time at the engine's ~10⁵–10⁶ events/s
@@ -105,7 +106,13 @@ class RunGuard:
 
 def run_until(env: simpy.Environment, until: float, guard: RunGuard | None) -> None:
     """``env.run(until=until)``, checking ``guard`` every :data:`CHECK_EVERY_EVENTS` events
-    (and once before the first); :class:`CapReached` leaves ``env.now`` where it stopped."""
+    (and once before the first); :class:`CapReached` leaves ``env.now`` where it stopped.
+    The cyclic garbage collector is paused meanwhile (:mod:`zsim.machine.collector`)."""
+    with collector_paused():
+        _run_until(env, until, guard)
+
+
+def _run_until(env: simpy.Environment, until: float, guard: RunGuard | None) -> None:
     if guard is None:
         env.run(until=until)
         return

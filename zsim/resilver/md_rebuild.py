@@ -26,6 +26,7 @@ from typing import Any
 import simpy
 
 from zsim.hardware import flash, hdd
+from zsim.machine.collector import collector_paused
 from zsim.machine.links import bus_stages
 from zsim.machine.resources import Device, DevIO
 from zsim.resilver.result import ResilverResult
@@ -101,7 +102,8 @@ def _window(
             issue()
 
     issue()
-    env.run(until=finished)
+    with collector_paused():
+        env.run(until=finished)
     span = env.now - state["t0"]
     rate = (state["done"] - state["b0"]) / span
     util = {

@@ -28,6 +28,7 @@ from zsim.analytic.devices import cache_dir, device_table, source_revision
 from zsim.files import atomic_write_text
 from zsim.hardware import flash, hdd
 from zsim.hardware.catalog import Profile
+from zsim.machine.collector import collector_paused
 from zsim.machine.resources import Device, DevIO
 from zsim.machine.resources import Path as BusPath
 
@@ -154,7 +155,8 @@ def _closed_loop(
 
     for _ in range(k):
         submit()
-    env.run()
+    with collector_paused():
+        env.run()
     elapsed = done[-1] - done[warmup - 1]
     return completions / elapsed if elapsed > 0 else math.inf
 

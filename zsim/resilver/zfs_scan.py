@@ -55,6 +55,7 @@ from zsim.des.vdev import (
 )
 from zsim.hardware import hdd
 from zsim.layout.draid import DRAID_ROWHEIGHT, draid_columns
+from zsim.machine.collector import collector_paused
 from zsim.machine.resources import Busy, after
 from zsim.machine.run_guard import CapReached, RunGuard, run_until
 from zsim.zfs.indirect import BPS_PER_INDIRECT, indirect_block
@@ -430,7 +431,8 @@ class ZfsScan:
         # let the window's stragglers finish so the next window starts clean
         settle = 0
         while any(lane.inflight for lane in self.lanes) and settle < 400:
-            env.run(until=env.now + 0.05)
+            with collector_paused():
+                env.run(until=env.now + 0.05)
             settle += 1
         return stats
 
