@@ -11,6 +11,7 @@ import numpy as np
 
 from zsim.baseline import baseline_estimate
 from zsim.errors import ZsimError, check_arg
+from zsim.machine.collector import collector_paused
 from zsim.machine.run_control import RunControl
 from zsim.result import DirectionStats, SimResult
 from zsim.scenario import Scenario
@@ -58,7 +59,10 @@ def simulate(
         check_arg("simulate", name, value, (int, float), "a number")
         if not 0 < value < math.inf:
             raise ZsimError(f"simulate: {name} {value!r} must be a finite number above 0")
-    result = _run(scenario, engine, seed, target_ci, max_sim_seconds, max_wall_seconds, progress)
+    with collector_paused():  # the engines' set-up makes as many objects as their event loops
+        result = _run(
+            scenario, engine, seed, target_ci, max_sim_seconds, max_wall_seconds, progress
+        )
     band = accuracy_for(scenario, engine)
     return replace(result, accuracy=None if band is None else band.to_dict())
 

@@ -97,3 +97,18 @@ def test_a_run_gives_the_same_figures_with_the_collector_running_throughout(monk
     assert running.read.iops == paused.read.iops
     assert running.read.latency_p99 == paused.read.latency_p99
     assert running.utilization == paused.utilization
+
+
+def test_the_api_leaves_the_collector_as_it_found_it():
+    sc = scenario_from_dict(
+        {
+            "hardware": {"disk": "samsung-870-evo-500gb", "ram": "8GiB"},
+            "pool": {"layout": "mirror 2"},
+            "workload": {"rw": "randread", "bs": "16K", "size": "4GiB"},
+        }
+    )
+    zsim.simulate(sc, engine="analytic")
+    assert gc.isenabled()
+    gc.disable()
+    zsim.simulate(sc, engine="analytic")
+    assert not gc.isenabled()

@@ -20,6 +20,7 @@ from zsim.des.engine import Engine
 from zsim.des.run import simulate_des
 from zsim.des.vdev import MissingLeaf
 from zsim.errors import ZsimError
+from zsim.machine.collector import collector_paused
 from zsim.machine.run_control import RunControl
 from zsim.resilver.analytic import analytic_zfs, pool_allocated
 from zsim.resilver.durability import failure_rate, no_rate_note, pool_durability
@@ -57,6 +58,11 @@ def simulate_resilver(
     :class:`ResilverResult`; raises :class:`ZsimError` for a resilver that cannot exist (a
     disk not in the layout, raidz asked to rebuild sequentially, ...).
     """
+    with collector_paused():  # the windows' event loops and their set-up
+        return _simulate_resilver(sc, seed, durability=durability, engine=engine)
+
+
+def _simulate_resilver(sc: Scenario, seed: int, *, durability: bool, engine: str) -> ResilverResult:
     if engine == "auto":
         try:
             return simulate_resilver(sc, seed, durability=durability, engine="analytic")
