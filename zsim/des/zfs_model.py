@@ -179,6 +179,8 @@ class ZfsModel:
         self.rng = rng
         self.leaf_queues = [leaf for t in self.all_tops for leaf in t.leaves]
         self.async_limit_set: int | None = None  # the async-write max_active every leaf has
+        # no dirty data yet: min_active (2), what an idle pool's repair writes get
+        self._update_async_limit()
         self.txgs_synced = 0
         #: simulated time at which each txg's sync finished: the write path's cycle marks
         self.sync_times: list[float] = []
@@ -488,9 +490,9 @@ class ZfsModel:
 
     def add_leaf_queue(self, leaf: LeafQueue) -> None:
         """A leaf added to the pool during the run (a resilver's new disk): its async-write
-        max_active follows the dirty data like every other leaf's."""
+        max_active follows the dirty data like every other leaf's (``min_active`` when idle)."""
         self.leaf_queues.append(leaf)
-        self.async_limit_set = None  # the next change of the dirty data sets it on every leaf
+        leaf.set_async_write_max(async_write_max_active(self.dirty, self.txg))
 
     def _l2_feed(self) -> None:
         """``l2arc_feed_thread``: once a second, write up to ``l2arc_write_max`` of the

@@ -6,6 +6,12 @@ pools on its ``seagate-exos-x16-16tb`` profile (the Howto does not name the driv
 1 MiB records written sequentially: a sequential rebuild to the distributed spare for every
 (parity, D) on the chart, and a healing resilver onto a new disk (``draid1:8d``) for the
 traditional spare, whose published time is flat across D.
+
+The release is the chart's: openzfs-docs added it on 2020-11-24/25 (commits 81e990f,
+cadc18c), eleven days after dRAID was merged (b2255edcc0), so the rebuild ran the 2.1 code
+line with ``zfs_rebuild_vdev_limit`` = 32 MiB per child (``vdev_rebuild.c``; 64 MiB only
+from 2.1.12, commit 973934b965). zsim runs it as ``zfs_version = "2.1"``
+(docs/research/resilver-time.md).
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from zsim.validation.common import median_abs, reference_root, relative_error
 
 REFERENCE_FILE = "openzfs-draid-rebuild.toml"
 DISK = "seagate-exos-x16-16tb"
+ZFS_VERSION = "2.1"  # the code the chart was made with (see above)
 TRADITIONAL_D = 8  # the data width of the pool the traditional spare is simulated on
 
 
@@ -35,7 +42,12 @@ def draid_scenario(layout: str, spare: str, fill: float) -> Scenario:
     ("distributed" or "new")."""
     return scenario_from_dict(
         {
-            "hardware": {"disk": DISK, "ram": "256GiB", "cpu_cores": 16},
+            "hardware": {
+                "disk": DISK,
+                "ram": "256GiB",
+                "cpu_cores": 16,
+                "zfs_version": ZFS_VERSION,
+            },
             "pool": {"layout": layout, "recordsize": "1M", "fill": fill},
             "workload": {"rw": "randread", "bs": "128K"},
             "resilver": {"spare": spare},
