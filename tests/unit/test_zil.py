@@ -131,3 +131,13 @@ def test_zil_record_state_rules_by_release():
     # 2.4: a 32 KiB commit into a 128 KiB record stays in the log (less than half a record)
     assert not is_indirect(32768, 131072, has_slog=False, version=v24, **kw)
     assert is_indirect(65536, 131072, has_slog=False, version=v24, **kw)
+
+
+@pytest.mark.parametrize(
+    ("release", "pct"), [("0.8", 5), ("2.2", 5), ("2.2.3", 5), ("2.2.4", 10), ("2.3", 10)]
+)
+def test_commit_timeout_pct_is_10_from_2_2_4(release, pct):
+    """zil.c: zfs_commit_timeout_pct = 5 in zfs-2.2.3, 10 in zfs-2.2.4 (commit 7ea8331009)."""
+    from zsim.des.zil import commit_timeout_pct
+
+    assert commit_timeout_pct(parse_zfs_version(release)) == pct

@@ -10,7 +10,7 @@ The same mechanisms as the discrete-event engine's :mod:`zsim.des.zil` (OpenZFS
   stable storage. Little's law over the closed loop: X = N / (Z + W + L), with ``W`` the
   commit's wait for its lwb to be issued and ``L`` the lwb's time from issue to stable.
 * **Commit batching** (``zil_commit_waiter_timeout()``): a commit that finds no lwb open
-  opens one and issues it after ``zfs_commit_timeout_pct`` (5 %; 10 % from 2.3) of the last
+  opens one and issues it after ``zfs_commit_timeout_pct`` (5 %; 10 % from 2.2.4) of the last
   lwb's latency, W = pct · L — at once when no other commit is waiting (2.2+, the
   single-threaded case; probability :func:`lone_probability`). Commits released together
   (one lwb's waiters) come back together after their calls' CPU and share the next lwb:

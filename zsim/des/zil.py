@@ -18,16 +18,16 @@ project's notes ``zfs-internals.md`` §8):
   A commit waits for its lwb and every earlier one, then for a cache flush of every vdev
   the lwbs and their indirect blocks touched (``zil_nocacheflush`` = 0).
 * Batching: an lwb that is not full is issued when its commit waiter times out, after
-  ``zfs_commit_timeout_pct`` (5 % before 2.3, 10 % from 2.3) of the last lwb's latency.
+  ``zfs_commit_timeout_pct`` (5 % before 2.2.4, 10 % from 2.2.4) of the last lwb's latency.
   From 2.2 a lone committer (no other commit waiting) issues at once. That is a
   simplification of ``zil_process_commit_list()``, checked against the source since: in
   2.2.0–2.2.3 an lwb goes out at once only when the commit found no lwb open or unflushed
   *and* the timeout would be under ``zil_min_commit_timeout`` (5 µs, i.e. lwbs faster than
-  100 µs) or the lwb is nearly full; from 2.2.4 (``zl_parallel``, commit eff77a802d) when
-  no commit met another's open or unflushed lwb over the last bursts (one job: always;
-  several jobs: rarely). So this rule issues at once more often than the source for
-  several jobs, and for one job on 2.2.0–2.2.3 with slow lwbs. Both engines share it, so
-  the source's rule has to change both: the analytic engine's chains
+  100 µs) or the lwb is nearly full; from 2.2.4 (``zl_parallel``, commit 7ea8331009;
+  master 252f46be7d) when no commit met another's open or unflushed lwb over the last
+  bursts (one job: always; several jobs: rarely). So this rule issues at once more often
+  than the source for several jobs, and for one job on 2.2.0–2.2.3 with slow lwbs. Both
+  engines share it, so the source's rule has to change both: the analytic engine's chains
   (:func:`zsim.analytic.zil_parts.commits_per_lwb`) as well as :meth:`Zil._schedule_issue`.
 
 Not modelled: the ``zfs_wrlog_data_max`` throttle on log bytes (it delays writers only when
@@ -56,8 +56,9 @@ IMMEDIATE_WRITE_SZ = 32 * KiB  # zfs_immediate_write_sz
 
 
 def commit_timeout_pct(version: Any) -> int:
-    """``zfs_commit_timeout_pct``: 5 before 2.3, 10 from 2.3."""
-    return 10 if version.at_least(2, 3) else 5
+    """``zfs_commit_timeout_pct``: 5 before 2.2.4, 10 from 2.2.4 (``zil.c``; commit
+    7ea8331009, "ZIL: Detect single-threaded workloads", master 252f46be7d)."""
+    return 10 if version.at_least(2, 2, 4) else 5
 
 
 def is_indirect(
