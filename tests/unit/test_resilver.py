@@ -261,3 +261,45 @@ def test_resilver_without_failure_rate_gives_time_and_says_why_no_loss(capsys, t
     assert main(["resilver", str(path)]) == 0
     out = capsys.readouterr().out
     assert "time " in out and "note: loss probability not computed" in out
+
+
+def test_no_healing_window_writes_the_new_disk_faster_than_its_media():
+    """The chart's traditional spare at 2.1 (docs/research/resilver-time.md): its windows send
+    the new disk less than its write cache holds; before the window bound
+    (ZfsScan._with_cached_writes) they measured 289 MB/s onto a disk whose media writes 253."""
+    sc = scenario_from_dict(
+        {
+            "hardware": {"disk": "seagate-exos-x16-16tb", "ram": "256GiB", "zfs_version": "2.1"},
+            "pool": {"layout": "draid1:8d:1s:90c", "recordsize": "1M", "fill": 0.9},
+            "workload": {"rw": "randread", "bs": "128K"},
+            "resilver": {"spare": "new"},
+        }
+    )
+    r = zsim.resilver(sc, engine="des")
+    outer = load_profile("seagate-exos-x16-16tb").max_sustained
+    assert r.windows
+    for w in r.windows:
+        assert w["bytes_per_s"] <= outer * 1.001, (w["position"], w["bytes_per_s"] / 1e6)
+
+
+def test_an_idle_pools_leaves_take_async_writes_two_at_a_time():
+    """vdev_queue_max_async_writes(): zfs_vdev_async_write_min_active (2) below 30 % of the
+    dirty limit, so a resilver's repair writes onto the new disk on an idle pool go 2 deep;
+    a leaf attached during the run gets the same limit at once."""
+    from zsim.des.engine import Engine
+    from zsim.des.vdev import LeafQueue
+    from zsim.machine.run_control import RunControl
+
+    sc = scenario_from_dict(
+        {
+            "hardware": {"disk": "seagate-ironwolf-12tb", "ram": "16GiB"},
+            "pool": {"layout": "raidz2 6"},
+            "workload": {"rw": "randread", "bs": "128K", "size": "1GiB"},
+        }
+    )
+    zfs = Engine(sc, seed=1, control=RunControl()).zfs
+    assert {leaf.async_write_max for leaf in zfs.leaf_queues} == {2}
+    new = LeafQueue(zfs.tops[0].leaves[0].device, 1 << 20)
+    assert new.async_write_max == 10  # the class's max_active, until the pool sets it
+    zfs.add_leaf_queue(new)
+    assert new.async_write_max == 2
