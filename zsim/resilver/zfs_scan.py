@@ -430,10 +430,10 @@ class ZfsScan:
         )
         # let the window's stragglers finish so the next window starts clean
         settle = 0
-        while any(lane.inflight for lane in self.lanes) and settle < 400:
-            with collector_paused():
+        with collector_paused():
+            while any(lane.inflight for lane in self.lanes) and settle < 400:
                 env.run(until=env.now + 0.05)
-            settle += 1
+                settle += 1
         return stats
 
     def _with_cached_writes(
@@ -471,12 +471,12 @@ class ZfsScan:
             dev = self.engine.devices[name.removeprefix("disk:")]
             assert dev.state is not None, "only drives with a write cache state are listed"
             where = min(dev.state.head_offset / dev.model.capacity, 1.0)
-            media = absorbed / hdd.media_rate(dev.model, where)
+            rate = hdd.media_rate(dev.model, where)
+            media = absorbed / rate
             idle = max(0.0, seconds - busy[name])
             busy[name] += media
-            extra = max(extra, media - idle)
             wrote = end["written"][name] - mark["written"][name]
-            extra = max(extra, wrote / hdd.media_rate(dev.model, where) - seconds)
+            extra = max(extra, media - idle, wrote / rate - seconds)
         return seconds + extra
 
     def _snapshot(self) -> dict[str, Any]:
