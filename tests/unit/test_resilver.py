@@ -3,6 +3,7 @@ against each other and against the devices' own sequential rates."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import zsim
 from zsim.errors import ZsimError
 from zsim.hardware import hdd
 from zsim.hardware.catalog import load_profile
+from zsim.resilver.run import forget_resilvers
 from zsim.resilver.target import leaf_share, resolve_target
 from zsim.scenario import scenario_from_dict
 
@@ -180,8 +182,25 @@ def test_impossible_resilvers_are_one_clear_error(over, words):
 
 def test_same_seed_same_answer():
     a = zsim.resilver(_sc("raidz1 4"))
+    forget_resilvers()  # simulate again, not from the memo
     b = zsim.resilver(_sc("raidz1 4"))
+    assert b is not a
     assert a.seconds == b.seconds and a.durability == b.durability
+
+
+def test_the_same_inputs_are_answered_from_the_memo_and_others_are_not():
+    forget_resilvers()
+    a = zsim.resilver(_sc("mirror 2"))
+    assert zsim.resilver(_sc("mirror 2")) is a
+    assert zsim.resilver(_sc("mirror 2"), seed=2) is not a
+    assert zsim.resilver(_sc("mirror 2"), durability=False) is not a
+    sc = _sc("mirror 2")
+    disk = sc.hardware.disk
+    faster = dataclasses.replace(
+        disk, max_sustained=2 * disk.max_sustained, min_sustained=2 * disk.min_sustained
+    )  # the same name: the memo keys the profile's contents
+    other_disk = dataclasses.replace(sc, hardware=dataclasses.replace(sc.hardware, disk=faster))
+    assert zsim.resilver(other_disk).seconds < a.seconds
 
 
 def test_cli_json_has_the_design_keys(tmp_path):

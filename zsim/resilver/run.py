@@ -10,7 +10,10 @@ the rebuild windows.
 from __future__ import annotations
 
 import dataclasses
+import json
+import threading
 import time
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -43,6 +46,12 @@ LOADED_WINDOW = 30.0
 BUSY = 0.85  # a resource this busy bounds the rate (as the simulate engines' `limit`)
 SCRUB_LANES = 4  # data vdevs a scrub simulates at once
 NOTHING_ALLOCATED = "nothing is allocated on the vdev (pool.fill = 0): nothing to copy"
+#: resilvers already made in this process, kept by their inputs (the scenario with its
+#: profiles in full, the seed, the engine): the same inputs give the same answer, and the app,
+#: a sweep or a report asks for the same design again. The last this many are kept.
+MEMO_SIZE = 64
+_MEMO: OrderedDict[str, ResilverResult] = OrderedDict()
+_MEMO_LOCK = threading.Lock()
 
 
 def simulate_resilver(
@@ -56,10 +65,29 @@ def simulate_resilver(
     (the analytic engine where it answers, else the DES; the result's ``engine`` says
     which). Returns a
     :class:`ResilverResult`; raises :class:`ZsimError` for a resilver that cannot exist (a
-    disk not in the layout, raidz asked to rebuild sequentially, ...).
+    disk not in the layout, raidz asked to rebuild sequentially, ...). The same inputs again
+    are answered from a memo of the last :data:`MEMO_SIZE` (:func:`forget_resilvers`).
     """
+    key = json.dumps([sc.to_dict(), seed, durability, engine], sort_keys=True, default=str)
+    with _MEMO_LOCK:
+        made = _MEMO.get(key)
+        if made is not None:
+            _MEMO.move_to_end(key)
+            return made
     with collector_paused():  # the windows' event loops and their set-up
-        return _simulate_resilver(sc, seed, durability=durability, engine=engine)
+        result = _simulate_resilver(sc, seed, durability=durability, engine=engine)
+    with _MEMO_LOCK:
+        _MEMO[key] = result
+        while len(_MEMO) > MEMO_SIZE:
+            _MEMO.popitem(last=False)
+    return result
+
+
+def forget_resilvers() -> None:
+    """Empty the memo of resilvers made in this process (:data:`MEMO_SIZE`), so the next
+    call simulates again (e.g. to check that the same seed gives the same answer)."""
+    with _MEMO_LOCK:
+        _MEMO.clear()
 
 
 def _simulate_resilver(sc: Scenario, seed: int, *, durability: bool, engine: str) -> ResilverResult:
