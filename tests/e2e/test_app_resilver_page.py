@@ -69,7 +69,10 @@ def metric(at: AppTest, label: str) -> str:
 
 def library(scenario: Any) -> Any:
     """``zsim resilver --engine auto`` of a scenario (the analytic scan where it answers,
-    else the simulated one), memoised by the app's cache (the same call)."""
+    else the simulated one), memoised by the app's cache (the same call). A resilver the
+    page's background worker made is in the library's memo under its scenario, so it is
+    answered from there only when the test's scenario is the page's;
+    ``tests/unit/test_app_background.py`` checks the worker's figures against a run here."""
     return widgets.cached_resilver(scenario.to_toml())
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from zsim.app import design as model
 from zsim.app.background import ResilverJobs
-from zsim.resilver.run import simulate_resilver
+from zsim.resilver.run import forget_resilvers, simulate_resilver
 
 
 def wait(jobs: ResilverJobs, toml: str, timeout_s: float = 300.0):
@@ -35,7 +35,11 @@ def test_background_resilver_gives_the_librarys_figures(jobs):
     jobs.submit(toml)
     jobs.submit(toml)  # idempotent
     got = wait(jobs, toml)
+    # the worker's result is in this process's memo: the same call answers with it
+    assert simulate_resilver(sc, seed=1) is got
+    forget_resilvers()  # and simulated here, it is the same
     direct = simulate_resilver(sc, seed=1)
+    assert direct is not got
     assert got.seconds == pytest.approx(direct.seconds, rel=1e-12)
     assert got.limit == direct.limit
 

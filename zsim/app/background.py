@@ -38,6 +38,18 @@ def resilver_of_toml(scenario_toml: str, seed: int) -> Any:
     return simulate_resilver(sc, seed=seed)
 
 
+def remember_resilver_of_toml(scenario_toml: str, seed: int, result: Any) -> None:
+    """Keep a worker's :func:`resilver_of_toml` in this process's memo of
+    :func:`zsim.resilver.run.simulate_resilver` (the same call here then answers at once)."""
+    import tomllib
+
+    from zsim.resilver.run import remember_resilver
+    from zsim.scenario import scenario_from_dict
+
+    sc = scenario_from_dict(tomllib.loads(scenario_toml), source="the app's resilver")
+    remember_resilver(sc, result, seed)
+
+
 @functools.lru_cache(maxsize=256)
 def fast_resilver(scenario_toml: str, seed: int) -> Any | None:
     """The analytic resilver of a canonical scenario TOML (milliseconds once its device
@@ -84,10 +96,16 @@ class ResilverJobs:
     kept (least recently used dropped past ``capacity``). Thread-safe."""
 
     def __init__(
-        self, capacity: int = 128, run: Callable[[str, int], Any] = resilver_of_toml
+        self,
+        capacity: int = 128,
+        run: Callable[[str, int], Any] = resilver_of_toml,
+        remember: Callable[[str, int, Any], None] | None = None,
     ) -> None:
         self.capacity = capacity
         self._run = run  # a module-level function: the worker imports it by name
+        # what this process does with a finished result (a resilver: the library's memo)
+        self._remember = remember_resilver_of_toml if run is resilver_of_toml else remember
+        self._remembered: set[tuple[str, int]] = set()
         self._jobs: OrderedDict[tuple[str, int], Future[Any]] = OrderedDict()
         self._started: dict[tuple[str, int], float] = {}
         self._lock = threading.Lock()
@@ -114,6 +132,7 @@ class ResilverJobs:
             self._started[key] = time.monotonic()
             while len(self._jobs) > self.capacity:
                 old, _ = self._jobs.popitem(last=False)
+                self._remembered.discard(old)
                 self._started.pop(old, None)
 
     def result(self, scenario_toml: str, seed: int = 1) -> Any | None:
@@ -123,7 +142,13 @@ class ResilverJobs:
             job = self._jobs.get((scenario_toml, seed))
         if job is None or not job.done() or job.cancelled():
             return None
-        return job.result()
+        result = job.result()
+        key = (scenario_toml, seed)
+        if self._remember is not None and key not in self._remembered:
+            self._remember(scenario_toml, seed, result)
+            with self._lock:
+                self._remembered.add(key)
+        return result
 
     def running_for(self, scenario_toml: str, seed: int = 1) -> float:
         """Seconds since the job was submitted (0 when it is not known)."""

@@ -68,7 +68,7 @@ def simulate_resilver(
     disk not in the layout, raidz asked to rebuild sequentially, ...). The same inputs again
     are answered from a memo of the last :data:`MEMO_SIZE` (:func:`forget_resilvers`).
     """
-    key = json.dumps([sc.to_dict(), seed, durability, engine], sort_keys=True, default=str)
+    key = _memo_key(sc, seed, durability, engine)
     with _MEMO_LOCK:
         made = _MEMO.get(key)
         if made is not None:
@@ -76,11 +76,34 @@ def simulate_resilver(
             return made
     with collector_paused():  # the windows' event loops and their set-up
         result = _simulate_resilver(sc, seed, durability=durability, engine=engine)
+    _keep(key, result)
+    return result
+
+
+def _memo_key(sc: Scenario, seed: int, durability: bool, engine: str) -> str:
+    return json.dumps([sc.to_dict(), seed, durability, engine], sort_keys=True, default=str)
+
+
+def _keep(key: str, result: ResilverResult) -> None:
     with _MEMO_LOCK:
         _MEMO[key] = result
+        _MEMO.move_to_end(key)
         while len(_MEMO) > MEMO_SIZE:
             _MEMO.popitem(last=False)
-    return result
+
+
+def remember_resilver(
+    sc: Scenario,
+    result: ResilverResult,
+    seed: int = 1,
+    *,
+    durability: bool = True,
+    engine: str = "des",
+) -> None:
+    """Put a resilver made elsewhere — by :func:`simulate_resilver` with these arguments in
+    another process, as the app's background worker does — in this process's memo, so that
+    the same call here answers at once."""
+    _keep(_memo_key(sc, seed, durability, engine), result)
 
 
 def forget_resilvers() -> None:
