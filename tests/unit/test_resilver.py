@@ -15,7 +15,7 @@ import zsim
 from zsim.errors import ZsimError
 from zsim.hardware import hdd
 from zsim.hardware.catalog import load_profile
-from zsim.resilver.run import forget_resilvers
+from zsim.resilver.run import forget_resilvers, rebuild_key
 from zsim.resilver.target import leaf_share, resolve_target
 from zsim.scenario import scenario_from_dict
 
@@ -201,6 +201,23 @@ def test_the_same_inputs_are_answered_from_the_memo_and_others_are_not():
     )  # the same name: the memo keys the profile's contents
     other_disk = dataclasses.replace(sc, hardware=dataclasses.replace(sc.hardware, disk=faster))
     assert zsim.resilver(other_disk).seconds < a.seconds
+
+
+def test_a_new_failure_rate_reuses_the_rebuild_and_recomputes_the_loss():
+    forget_resilvers()
+    low = zsim.resilver(_sc("raidz1 4", durability__afr=0.01))
+    high = zsim.resilver(_sc("raidz1 4", durability__afr=0.05))
+    assert high.progress is low.progress  # the same simulated rebuild, not a second run
+    assert high.seconds == low.seconds
+    assert high.durability["loss_probability"] > low.durability["loss_probability"]
+    assert high.scenario["durability"]["afr"] == 0.05  # the provenance is the call's own
+    # busy_fraction puts the workload beside the rebuild: that is a rebuild of its own
+    key = rebuild_key(_sc("raidz1 4", durability__afr=0.05), 1, "des")
+    assert key == rebuild_key(
+        _sc("raidz1 4", durability__afr=0.01, durability__mission="3y"), 1, "des"
+    )
+    assert key != rebuild_key(_sc("raidz1 4", durability__busy_fraction=0.5), 1, "des")
+    assert key != rebuild_key(_sc("raidz1 4", durability__afr=0.05), 2, "des")
 
 
 def test_cli_json_has_the_design_keys(tmp_path):

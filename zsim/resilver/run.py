@@ -51,6 +51,9 @@ NOTHING_ALLOCATED = "nothing is allocated on the vdev (pool.fill = 0): nothing t
 #: a sweep or a report asks for the same design again. The last this many are kept.
 MEMO_SIZE = 64
 _MEMO: OrderedDict[str, ResilverResult] = OrderedDict()
+#: the rebuilds (without loss figures) by :func:`rebuild_key`: a change of the failure rate,
+#: the years or the replacement delay computes only the loss figures again
+_REBUILDS: OrderedDict[str, ResilverResult] = OrderedDict()
 _MEMO_LOCK = threading.Lock()
 
 
@@ -111,6 +114,7 @@ def forget_resilvers() -> None:
     call simulates again (e.g. to check that the same seed gives the same answer)."""
     with _MEMO_LOCK:
         _MEMO.clear()
+        _REBUILDS.clear()
 
 
 def _simulate_resilver(sc: Scenario, seed: int, *, durability: bool, engine: str) -> ResilverResult:
@@ -123,6 +127,39 @@ def _simulate_resilver(sc: Scenario, seed: int, *, durability: bool, engine: str
     if engine not in ("des", "analytic"):
         raise ZsimError(f"resilver engine {engine!r} is not known; use 'des', 'analytic' or 'auto'")
     target = resolve_target(sc)
+    key = rebuild_key(sc, seed, engine)
+    with _MEMO_LOCK:
+        rebuilt = _REBUILDS.get(key)
+    if rebuilt is None:
+        rebuilt = _rebuild(sc, target, seed, engine)
+        with _MEMO_LOCK:
+            _REBUILDS[key] = rebuilt
+            while len(_REBUILDS) > MEMO_SIZE:
+                _REBUILDS.popitem(last=False)
+    else:
+        with _MEMO_LOCK:
+            _REBUILDS.move_to_end(key)
+    result = dataclasses.replace(rebuilt, scenario=sc.to_dict())
+    if durability and failure_rate(sc) is None:
+        # the time needs no failure rate: give it, and say why the loss figures are missing
+        result = dataclasses.replace(result, notes=(*result.notes, no_rate_note(sc)))
+    elif durability:
+        result = dataclasses.replace(result, durability=pool_durability(sc, target, result, seed))
+    return dataclasses.replace(result, wall_seconds=time.perf_counter() - started)
+
+
+def rebuild_key(sc: Scenario, seed: int, engine: str) -> str:
+    """What the rebuild itself depends on: the scenario but its name and the loss inputs of
+    ``[durability]`` (the failure rate, years, replacement delay, trials), except
+    ``busy_fraction``, which puts the workload beside the resilver and so changes its time."""
+    doc = sc.to_dict()
+    doc.pop("name", None)
+    doc["durability"] = {"busy_fraction": sc.durability.busy_fraction}
+    return json.dumps([doc, seed, engine], sort_keys=True, default=str)
+
+
+def _rebuild(sc: Scenario, target: ResilverTarget, seed: int, engine: str) -> ResilverResult:
+    """The rebuild (time, rate, limit, curve) without the loss figures."""
     if target.system == "lost":
         result = _lost(sc, target, seed)
     elif engine == "analytic" and target.system == "zfs" and target.resilver_bytes > 0:
@@ -136,12 +173,7 @@ def _simulate_resilver(sc: Scenario, seed: int, *, durability: bool, engine: str
     if engine == "analytic":
         # a lost stripe or an empty vdev needs no engine: say which one was asked
         result = dataclasses.replace(result, engine="analytic")
-    if durability and failure_rate(sc) is None:
-        # the time needs no failure rate: give it, and say why the loss figures are missing
-        result = dataclasses.replace(result, notes=(*result.notes, no_rate_note(sc)))
-    elif durability:
-        result = dataclasses.replace(result, durability=pool_durability(sc, target, result, seed))
-    return dataclasses.replace(result, wall_seconds=time.perf_counter() - started)
+    return result
 
 
 def _lost(sc: Scenario, target: ResilverTarget, seed: int) -> ResilverResult:
