@@ -450,3 +450,24 @@ def test_every_catalog_drive_gets_a_model(name):
     assert seek_mean(p.seek_read) == pytest.approx(prof.avg_seek_read or prof.avg_seek or 8.5e-3)
     qd1 = 1 / expected_random_service(p, 4096, False)
     assert 60 < qd1 < 110  # 7200 rpm class random-read IOPS at QD1
+
+
+def test_a_kept_placement_gives_the_same_access_as_a_fresh_one(ironwolf):
+    """The drive's state keeps each waiting offset's placement (cylinder, rotational phase)
+    instead of computing it at every decision: the seek, rotation and start must be the
+    same, to the bit, as with nothing kept, for any head position and time."""
+    from zsim.hardware.hdd import access
+
+    rng = np.random.default_rng(7)
+    kept = HddState()
+    for _ in range(3000):
+        offset = int(rng.integers(0, ironwolf.capacity // 4096)) * 4096
+        radial, now = float(rng.random()), float(rng.random() * 100)
+        is_write = bool(rng.integers(0, 2))
+        answers = []
+        for st in (HddState(), kept, kept):  # nothing kept; then kept (placed, then reused)
+            st.radial = radial
+            head = access._Head(ironwolf, st, now, now + ironwolf.overhead)
+            answers.append(access._access(ironwolf, st, head, offset, is_write))
+        assert answers[0] == answers[1] == answers[2]
+    assert 0 < len(kept.placed) <= access.PLACED_MAX

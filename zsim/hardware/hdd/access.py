@@ -67,10 +67,8 @@ def _access(
             return 0.0, 0.0, head.end_t
     elif offset == st.head_offset and head.t_seq <= st.head_free + _EPS:
         return 0.0, 0.0, st.head_free
-    rho = p.rho
-    f = offset / p.capacity
-    s = _sqrt(1.0 - f * (1.0 - rho * rho))
-    x = f * (1.0 + rho) / (1.0 + s)
+    placed = st.placed.get(offset)
+    x, phase = placed if placed is not None else _place(p, st, offset)
     d = x - head.radial if x > head.radial else head.radial - x
     curve = p.seek_write if is_write else p.seek_read
     if d * curve.cylinders < 0.5:
@@ -81,13 +79,34 @@ def _access(
         seek = curve.c + curve.e * d
     period = p.period
     t = head.t0 + seek
-    xk = _floor(p.tracks * x) / p.tracks
-    track_start = p.capacity * xk * (2.0 - xk * (1.0 - rho)) / (1.0 + rho)
-    wait = ((offset - track_start) / (p.outer_rate * s * period) - t / period) % 1.0
+    wait = (phase - t / period) % 1.0
     if wait > 1.0 - 1e-9:
         wait = 0.0
     rot = wait * period
     return seek, rot, t + rot
+
+
+#: offsets whose placement a drive's state keeps (:func:`_place`); past this many it starts over
+PLACED_MAX = 4096
+
+
+def _place(p: HddParams, st: HddState, offset: int) -> tuple[float, float]:
+    """(cylinder fraction, rotational phase in revolutions at time 0) of byte ``offset``:
+    the parts of :func:`_access` that depend on the offset alone (the zoned layout of
+    :func:`zsim.hardware.hdd.drive.radial_position` and :func:`rotational_wait`, sharing one
+    square root). A queued command and a dirty extent are looked at in every decision while
+    they wait, so the state keeps them (:data:`PLACED_MAX`); the figures are the same."""
+    rho = p.rho
+    f = offset / p.capacity
+    s = _sqrt(1.0 - f * (1.0 - rho * rho))
+    x = f * (1.0 + rho) / (1.0 + s)
+    xk = _floor(p.tracks * x) / p.tracks
+    track_start = p.capacity * xk * (2.0 - xk * (1.0 - rho)) / (1.0 + rho)
+    placed = x, (offset - track_start) / (p.outer_rate * s * p.period)
+    if len(st.placed) >= PLACED_MAX:
+        st.placed.clear()
+    st.placed[offset] = placed
+    return placed
 
 
 def _media_op(

@@ -336,6 +336,9 @@ class HddState:
     dirty: deque[tuple[int, int, float]] = field(default_factory=deque)
     dirty_bytes: int = 0
     geo: object = None  # state of the exact-geometry path (HddParams.geometry)
+    #: offset → (cylinder fraction, rotational phase) of the commands and extents waiting
+    #: (``zsim.hardware.hdd.access``: computed once per offset, not once per decision)
+    placed: dict[int, tuple[float, float]] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------- theory
