@@ -130,15 +130,14 @@ def _simulate_resilver(sc: Scenario, seed: int, *, durability: bool, engine: str
     key = rebuild_key(sc, seed, engine)
     with _MEMO_LOCK:
         rebuilt = _REBUILDS.get(key)
+        if rebuilt is not None:
+            _REBUILDS.move_to_end(key)
     if rebuilt is None:
         rebuilt = _rebuild(sc, target, seed, engine)
         with _MEMO_LOCK:
             _REBUILDS[key] = rebuilt
             while len(_REBUILDS) > MEMO_SIZE:
                 _REBUILDS.popitem(last=False)
-    else:
-        with _MEMO_LOCK:
-            _REBUILDS.move_to_end(key)
     result = dataclasses.replace(rebuilt, scenario=sc.to_dict())
     if durability and failure_rate(sc) is None:
         # the time needs no failure rate: give it, and say why the loss figures are missing
