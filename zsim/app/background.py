@@ -99,12 +99,12 @@ class ResilverJobs:
         self,
         capacity: int = 128,
         run: Callable[[str, int], Any] = resilver_of_toml,
-        remember: Callable[[str, int, Any], None] | None = None,
+        remember: Callable[[str, int, Any], None] | None = remember_resilver_of_toml,
     ) -> None:
         self.capacity = capacity
         self._run = run  # a module-level function: the worker imports it by name
         # what this process does with a finished result (a resilver: the library's memo)
-        self._remember = remember_resilver_of_toml if run is resilver_of_toml else remember
+        self._remember = remember
         self._remembered: set[tuple[str, int]] = set()
         self._jobs: OrderedDict[tuple[str, int], Future[Any]] = OrderedDict()
         self._started: dict[tuple[str, int], float] = {}
@@ -178,4 +178,4 @@ class GrowJobs(ResilverJobs):
     resilvers'."""
 
     def __init__(self, capacity: int = 64) -> None:
-        super().__init__(capacity, run=grow_of_request)
+        super().__init__(capacity, run=grow_of_request, remember=None)

@@ -72,14 +72,12 @@ def simulate_resilver(
     are answered from a memo of the last :data:`MEMO_SIZE` (:func:`forget_resilvers`).
     """
     key = _memo_key(sc, seed, durability, engine)
-    with _MEMO_LOCK:
-        made = _MEMO.get(key)
-        if made is not None:
-            _MEMO.move_to_end(key)
-            return made
+    made = _recall(_MEMO, key)
+    if made is not None:
+        return made
     with collector_paused():  # the windows' event loops and their set-up
         result = _simulate_resilver(sc, seed, durability=durability, engine=engine)
-    _keep(key, result)
+    _keep(_MEMO, key, result)
     return result
 
 
@@ -87,12 +85,20 @@ def _memo_key(sc: Scenario, seed: int, durability: bool, engine: str) -> str:
     return json.dumps([sc.to_dict(), seed, durability, engine], sort_keys=True, default=str)
 
 
-def _keep(key: str, result: ResilverResult) -> None:
+def _recall(memo: OrderedDict[str, ResilverResult], key: str) -> ResilverResult | None:
     with _MEMO_LOCK:
-        _MEMO[key] = result
-        _MEMO.move_to_end(key)
-        while len(_MEMO) > MEMO_SIZE:
-            _MEMO.popitem(last=False)
+        found = memo.get(key)
+        if found is not None:
+            memo.move_to_end(key)
+        return found
+
+
+def _keep(memo: OrderedDict[str, ResilverResult], key: str, result: ResilverResult) -> None:
+    with _MEMO_LOCK:
+        memo[key] = result
+        memo.move_to_end(key)
+        while len(memo) > MEMO_SIZE:
+            memo.popitem(last=False)
 
 
 def remember_resilver(
@@ -106,7 +112,7 @@ def remember_resilver(
     """Put a resilver made elsewhere — by :func:`simulate_resilver` with these arguments in
     another process, as the app's background worker does — in this process's memo, so that
     the same call here answers at once."""
-    _keep(_memo_key(sc, seed, durability, engine), result)
+    _keep(_MEMO, _memo_key(sc, seed, durability, engine), result)
 
 
 def forget_resilvers() -> None:
@@ -128,16 +134,10 @@ def _simulate_resilver(sc: Scenario, seed: int, *, durability: bool, engine: str
         raise ZsimError(f"resilver engine {engine!r} is not known; use 'des', 'analytic' or 'auto'")
     target = resolve_target(sc)
     key = rebuild_key(sc, seed, engine)
-    with _MEMO_LOCK:
-        rebuilt = _REBUILDS.get(key)
-        if rebuilt is not None:
-            _REBUILDS.move_to_end(key)
+    rebuilt = _recall(_REBUILDS, key)
     if rebuilt is None:
         rebuilt = _rebuild(sc, target, seed, engine)
-        with _MEMO_LOCK:
-            _REBUILDS[key] = rebuilt
-            while len(_REBUILDS) > MEMO_SIZE:
-                _REBUILDS.popitem(last=False)
+        _keep(_REBUILDS, key, rebuilt)
     result = dataclasses.replace(rebuilt, scenario=sc.to_dict())
     if durability and failure_rate(sc) is None:
         # the time needs no failure rate: give it, and say why the loss figures are missing
