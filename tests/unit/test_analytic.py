@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import zsim
 from tests.conftest import ROOT
+from zsim import table_cache
 from zsim.analytic import devices
 from zsim.analytic.queueing import Station, solve
 from zsim.analytic.validity import OutOfRange, validity
@@ -77,28 +78,34 @@ def test_throughput_grows_with_customers_and_stays_below_the_slowest_station(rat
 def test_device_tables_are_deterministic_monotone_and_cached_on_disk(tmp_path, monkeypatch):
     monkeypatch.setenv("ZSIM_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(devices, "_CACHE", {})
+    monkeypatch.setattr(devices, "_POINTS", {})
     disk = load_profile("seagate-ironwolf-12tb")
     first = devices.device_table(disk, 4096, False, False, 0.40, 0.45, 8)
     assert list(first.rate) == sorted(first.rate)  # more to choose from is never slower
     assert first.rate[-1] > 1.3 * first.rate[0]  # SATF over a deeper queue shortens seeks
-    assert len(list(tmp_path.glob("*.json"))) == 1
+    # one file per measured depth (1, 2, 3, 4, 6, 8), shared with tables of other depths
+    assert len(list(tmp_path.glob("point-*.json"))) == len(first.depths) == 6
     monkeypatch.setattr(devices, "_CACHE", {})
+    monkeypatch.setattr(devices, "_POINTS", {})
     again = devices.device_table(disk, 4096, False, False, 0.40, 0.45, 8)
-    assert again == first  # read back from the file
+    assert again == first  # read back from the files
     # a damaged file is recomputed, not trusted
     for path in tmp_path.glob("*.json"):
         path.write_text("{not json")
     monkeypatch.setattr(devices, "_CACHE", {})
+    monkeypatch.setattr(devices, "_POINTS", {})
     assert devices.device_table(disk, 4096, False, False, 0.40, 0.45, 8) == first
 
 
 def test_the_disk_cache_can_be_turned_off(tmp_path, monkeypatch):
     monkeypatch.setenv("ZSIM_CACHE_DIR", "off")
     monkeypatch.setattr(devices, "_CACHE", {})
+    monkeypatch.setattr(devices, "_POINTS", {})
     flash = load_profile("wd-ultrastar-sn840-3.2tb")
     table = devices.device_table(flash, 4096, False, False, 0.1, 0.2, 4)
     assert table.rate[-1] == pytest.approx(4 * table.rate[0], rel=0.1)  # parallel units
-    assert devices.cache_dir() is None
+    assert table_cache.cache_dir() is None
+    assert not list(tmp_path.rglob("*.json"))
 
 
 # ---- validity and results

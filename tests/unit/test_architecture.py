@@ -142,7 +142,7 @@ def test_module_stays_small(module: str) -> None:
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("units", "errors", "result", "files", "version", "toml_text"),
-    ("layout", "hardware"),
+    ("layout", "hardware", "table_cache"),
     ("zfs",),
     ("capacity", "baseline", "reliability"),
     ("scenario",),

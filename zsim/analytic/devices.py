@@ -17,24 +17,19 @@ seeks.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-import hashlib
-import json
 import math
-import os
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import simpy
 
-from zsim.files import atomic_write_text
 from zsim.hardware import flash, hdd
 from zsim.hardware.catalog import Profile
 from zsim.machine.collector import collector_paused
 from zsim.machine.resources import Device, DevIO
 from zsim.machine.resources import Path as BusPath
+from zsim.table_cache import entry_path, load_entry, profile_key, register_kind, store_entry
 
 REGION_STEP = 1 / 64
 #: completions measured per queue depth (after :data:`WARMUP` discarded)
@@ -146,7 +141,7 @@ def device_table(
     lo_q = min(_quantize(lo), 1.0 - width)
     hi_q = lo_q + width
     key = (
-        _profile_key(profile),
+        profile_key(profile),
         int(nbytes),
         bool(is_write),
         bool(sequential),
@@ -156,109 +151,19 @@ def device_table(
     )
     table = _CACHE.get(key)
     if table is None:
-        table = _load(key)
-        if table is None:
-            table = _table(profile, *key[1:])
-            _store(key, table)
+        table = _table(profile, *key[1:])
         _CACHE[key] = table
     return table
 
 
-# ---- the on-disk cache: tables are deterministic (seeded) functions of the profile, the
-# request shape and the device model's code, so processes (sweep workers, Dask workers, the
-# app) share them through files named by a hash of all three.
-#: the device model's modules, under zsim/ without ``.py``: a module or a package (every
-#: ``.py`` file in it)
-_MODEL_MODULES = (
-    "hardware/hdd",
-    "hardware/flash",
-    "machine/resources",
-    "analytic/devices",
-)
-
-
-@functools.cache
-def source_revision(modules: tuple[str, ...]) -> str:
-    """A hash of the source of ``modules`` (paths under zsim/ without ``.py``: a module, or a
-    package and every ``.py`` file in it): part of an on-disk cache's key, so a change to
-    the model's code recomputes what the cache holds."""
-    root = Path(__file__).resolve().parents[1]
-    h = hashlib.sha256()
-    for rel in modules:
-        package = root / rel
-        files = sorted(package.rglob("*.py")) if package.is_dir() else [root / f"{rel}.py"]
-        for path in files:
-            h.update(path.read_bytes())
-    return h.hexdigest()[:16]
-
-
-def _model_revision() -> str:
-    return source_revision(_MODEL_MODULES)
-
-
-def cache_dir() -> Path | None:
-    """Where tables are kept: ``$ZSIM_CACHE_DIR``, else ``~/.cache/zsim/device-tables``;
-    ``ZSIM_CACHE_DIR=off`` (or an unwritable home) keeps them in memory only."""
-    env = os.environ.get("ZSIM_CACHE_DIR")
-    if env == "off":
-        return None
-    base = Path(env) if env else Path.home() / ".cache" / "zsim" / "device-tables"
-    return base
-
-
-def _path(key: tuple) -> Path | None:
-    base = cache_dir()
-    if base is None:
-        return None
-    digest = hashlib.sha256(json.dumps([_model_revision(), *key]).encode()).hexdigest()[:24]
-    return base / f"{digest}.json"
-
-
-def _load(key: tuple) -> DeviceTable | None:
-    path = _path(key)
-    if path is None or not path.is_file():
-        return None
-    try:
-        data = json.loads(path.read_text())
-        return DeviceTable(
-            nbytes=data["nbytes"],
-            is_write=data["is_write"],
-            sequential=data["sequential"],
-            depths=tuple(data["depths"]),
-            rate=tuple(data["rate"]),
-            service=tuple(data["service"]),
-            responses=tuple(tuple(r) for r in data["responses"]),
-        )
-    except (OSError, ValueError, KeyError, TypeError):
-        return None  # a damaged entry is recomputed
-
-
-def _store(key: tuple, table: DeviceTable) -> None:
-    path = _path(key)
-    if path is None:
-        return
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(path, json.dumps(dataclasses.asdict(table)))
-    except OSError:
-        pass  # a read-only home: the in-memory cache still works
-
-
 _CACHE: dict[tuple, DeviceTable] = {}
+#: (profile key, size, direction, pattern, region, k) → (rate, response times): a point
+#: serves every table that measures its depth, whatever the table's kmax
+_POINTS: dict[tuple, tuple[float, tuple[float, ...]]] = {}
 
-
-_KEYS: dict[int, tuple[Profile, str]] = {}
-
-
-def _profile_key(profile: Profile) -> str:
-    """The profile's identity for the cache: its full contents (inline and fitted profiles
-    may share a name). Memoised per object; the object is kept so its id stays unique."""
-    held = _KEYS.get(id(profile))
-    if held is not None and held[0] is profile:
-        return held[1]
-    key = json.dumps(profile.to_dict(), sort_keys=True, default=str)
-    _KEYS[id(profile)] = (profile, key)
-    return key
+# the device model's modules, under zsim/ without ``.py``: a change to any of them measures
+# the points anew (zsim.table_cache names the entries by their revision)
+register_kind("point", ("hardware/hdd", "hardware/flash", "machine/resources", "analytic/devices"))
 
 
 def _table(
@@ -278,7 +183,7 @@ def _table(
     service: tuple[float, ...] = ()
     responses = []
     for k in depths:
-        rate, times = _closed_loop(profile, nbytes, is_write, sequential, lo, hi, k)
+        rate, times = _point(profile, nbytes, is_write, sequential, lo, hi, k)
         rates.append(rate)
         responses.append(tuple(sorted(times)))
         if k == 1:
@@ -289,6 +194,33 @@ def _table(
     return DeviceTable(
         nbytes, is_write, sequential, depths, tuple(rates), service, tuple(responses)
     )
+
+
+def _point(
+    profile: Profile,
+    nbytes: int,
+    is_write: bool,
+    sequential: bool,
+    lo: float,
+    hi: float,
+    k: int,
+) -> tuple[float, tuple[float, ...]]:
+    """One depth's closed loop: from memory, else the disk cache, else measured."""
+    key = (profile_key(profile), nbytes, is_write, sequential, lo, hi, k)
+    point = _POINTS.get(key)
+    if point is not None:
+        return point
+    path = entry_path("point", key)
+    data = load_entry(path)
+    try:
+        point = (float(data["rate"]), tuple(float(t) for t in data["times"]))
+    except (TypeError, KeyError, ValueError):
+        point = None  # none kept, or a damaged entry: measured again
+    if point is None:
+        point = _closed_loop(profile, nbytes, is_write, sequential, lo, hi, k)
+        store_entry(path, {"rate": point[0], "times": list(point[1])})
+    _POINTS[key] = point
+    return point
 
 
 def _closed_loop(

@@ -31,27 +31,21 @@ a record read reaches the ARC after its completion's CPU (checksum, in a taskq t
 leaves' reads cross their bus stages (links, expander, HBA) before they complete. The rate
 is measured over :data:`MEASURED_RECORDS` records (or :data:`MEASURED_IOS` device I/Os) after
 a window of warm-up.
-Tables are cached in memory and on disk beside the device tables
-(:func:`zsim.analytic.devices.cache_dir`), keyed by a hash of the vdev and device models'
-code.
+Tables are cached in memory and on disk beside the device tables (:mod:`zsim.table_cache`),
+named by a hash of the vdev and device models' code.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import simpy
 
-from zsim.analytic.devices import cache_dir, source_revision
 from zsim.des.vdev import ASYNC_READ, LeafQueue, TopVdev, Zio, aggregation_limit
-from zsim.files import atomic_write_text
 from zsim.hardware import flash, hdd
 from zsim.hardware.catalog import Profile
 from zsim.layout.tree import Vdev
@@ -60,6 +54,7 @@ from zsim.machine.links import bus_stages
 from zsim.machine.resources import Device, after
 from zsim.machine.resources import Path as BusPath
 from zsim.scenario import Hardware
+from zsim.table_cache import entry_path, load_entry, profile_key, register_kind, store_entry
 from zsim.zfs.version import ZfsVersion
 
 #: records measured after the warm-up, at most: a run of 4000 records' rate varies by ±3 %
@@ -123,7 +118,7 @@ def pool_table(
     (:attr:`~zsim.des.vdev.TopVdev.born`). The leaves' figures run over every vdev's devices
     in order. Cached."""
     key = (
-        json.dumps(profile.to_dict(), sort_keys=True, default=str),
+        profile_key(profile),
         tuple((v.kind, len(v.devices), v.parity, v.ndata, v.nspares, sp, a) for v, sp, a in vdevs),
         int(ashift),
         int(psize),
@@ -404,35 +399,23 @@ def _snap(devices: list[Device], now: float) -> dict[str, float]:
     return out
 
 
-# ---- the on-disk cache (as zsim.analytic.devices': a hash of the models' code in the key)
-_MODEL_MODULES = (
-    "hardware/hdd",
-    "hardware/flash",
-    "machine/resources",
-    "des/vdev",
-    "layout/raidz",
-    "analytic/seqstreams",
+# ---- the on-disk cache (zsim.table_cache): entries named by a hash of these modules' code
+register_kind(
+    "streams",
+    (
+        "hardware/hdd",
+        "hardware/flash",
+        "machine/resources",
+        "des/vdev",
+        "layout/raidz",
+        "analytic/seqstreams",
+    ),
 )
 
 
-def _model_revision() -> str:
-    return source_revision(_MODEL_MODULES)
-
-
-def _path(key: tuple) -> Path | None:
-    base = cache_dir()
-    if base is None:
-        return None
-    digest = hashlib.sha256(json.dumps([_model_revision(), *key]).encode()).hexdigest()[:24]
-    return base / "streams" / f"{digest}.json"
-
-
 def _load(key: tuple) -> StreamTable | None:
-    path = _path(key)
-    if path is None or not path.is_file():
-        return None
+    data = load_entry(entry_path("streams", key))
     try:
-        data = json.loads(path.read_text())
         return StreamTable(
             records_per_s=float(data["records_per_s"]),
             leaf_busy=tuple(float(x) for x in data["leaf_busy"]),
@@ -440,19 +423,12 @@ def _load(key: tuple) -> StreamTable | None:
             leaf_ios_per_record=tuple(float(x) for x in data["leaf_ios_per_record"]),
             record_latency=float(data["record_latency"]),
         )
-    except (OSError, ValueError, KeyError, TypeError):
-        return None  # a damaged entry is recomputed
+    except (ValueError, KeyError, TypeError):
+        return None  # none kept, or a damaged entry: measured again
 
 
 def _store(key: tuple, table: StreamTable) -> None:
-    path = _path(key)
-    if path is None:
-        return
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(path, json.dumps(dataclasses.asdict(table)))
-    except OSError:
-        pass  # a read-only home: the in-memory cache still works
+    store_entry(entry_path("streams", key), dataclasses.asdict(table))
 
 
 _CACHE: dict[tuple, StreamTable] = {}

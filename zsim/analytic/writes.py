@@ -20,6 +20,7 @@ from zsim.des.vdev import TopVdev, aggregation_limit
 from zsim.layout.alloc import psize_to_asize
 from zsim.machine import memory
 from zsim.machine.costs import cpu_costs
+from zsim.table_cache import entry_path, load_entry, register_kind, store_entry
 from zsim.zfs.indirect import BPS_PER_INDIRECT, INDIRECT_BYTES, indirect_block, indirect_levels
 from zsim.zfs.txg import txg_tunables
 
@@ -279,18 +280,31 @@ def run_leaf_bytes(top: TopVdev, psize: int, asize: int, limit: int) -> int:
     """Mean bytes of a leaf write the DES issues for records of ``psize`` written back to back
     (``top.allocate()`` hands out consecutive ``asize`` extents): :class:`WriteRun`'s own
     aggregation replayed over a few runs, rounded to whole sectors. Remembered per vdev
-    shape (a replay of small records costs ~0.1 s; sweeps and mixed jobs ask again)."""
+    shape, in memory and in the disk cache (:mod:`zsim.table_cache`): a replay of small
+    records costs ~0.1 s, and sweeps, their worker processes and mixed jobs ask again."""
     vdev = top.vdev
     key = (vdev.kind, vdev.width, vdev.parity, vdev.ndata, vdev.nspares, top.ashift,
-           top.failed, psize, asize, limit)  # fmt: skip
-    found = _RUN_LEAF_BYTES.get(key)
+           sorted(top.failed), psize, asize, limit)  # fmt: skip
+    memo = repr(key)
+    found = _RUN_LEAF_BYTES.get(memo)
     if found is None:
-        found = _RUN_LEAF_BYTES[key] = _replay_runs(top, psize, asize, limit)
+        path = entry_path("runs", key)
+        kept = load_entry(path)
+        if isinstance(kept, int) and kept > 0:
+            found = kept
+        else:
+            found = _replay_runs(top, psize, asize, limit)
+            store_entry(path, found)
+        _RUN_LEAF_BYTES[memo] = found
     return found
 
 
 #: :func:`run_leaf_bytes` by vdev shape, record and aggregation limit
-_RUN_LEAF_BYTES: dict[tuple, int] = {}
+_RUN_LEAF_BYTES: dict[str, int] = {}
+# what a replay runs: the column map, the vdev's leaf I/Os and WriteRun's aggregation
+register_kind(
+    "runs", ("layout/raidz", "layout/draid", "des/vdev", "des/txg_runs", "analytic/writes")
+)
 
 
 def _replay_runs(top: TopVdev, psize: int, asize: int, limit: int) -> int:

@@ -10,27 +10,25 @@ HDD mechanics with SATF over the NCQ queue, or the flash model) in a closed loop
 reads outstanding at ascending offsets spaced by gaps drawn geometrically around ``gap`` (the
 spacing of a Bernoulli-thinned sample, :meth:`zsim.resilver.zfs_scan.ZfsScan._units`), and
 caches the rate per (profile, size, gap, region, depth, direction): in memory, and in files
-beside the analytic device tables (:func:`zsim.analytic.devices.cache_dir`), named by a hash
-of the key and of the device model's source, so processes share them.
+beside the analytic device tables (:mod:`zsim.table_cache`), named by a hash of the key and
+of the device model's source, so processes share them.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from pathlib import Path
 
 import numpy as np
 import simpy
 
-from zsim.analytic.devices import cache_dir, device_table, source_revision
-from zsim.files import atomic_write_text
+from zsim.analytic.devices import device_table
 from zsim.hardware import flash, hdd
 from zsim.hardware.catalog import Profile
 from zsim.machine.collector import collector_paused
 from zsim.machine.resources import Device, DevIO
 from zsim.machine.resources import Path as BusPath
+from zsim.table_cache import entry_path, load_entry, profile_key, register_kind, store_entry
 
 #: completions measured (after :data:`WARMUP`), as the analytic device tables
 COMPLETIONS = 300
@@ -41,16 +39,6 @@ SECTOR = 4096
 MAX_WARMUP = 20000
 
 _CACHE: dict[tuple[str, int, int, float, int, bool], float] = {}
-_KEYS: dict[int, tuple[Profile, str]] = {}
-
-
-def _profile_key(profile: Profile) -> str:
-    held = _KEYS.get(id(profile))
-    if held is not None and held[0] is profile:
-        return held[1]
-    key = json.dumps(profile.to_dict(), sort_keys=True, default=str)
-    _KEYS[id(profile)] = (profile, key)
-    return key
 
 
 def quantize_gap(gap: float, per_octave: int = 8) -> int:
@@ -77,50 +65,27 @@ def ascending_rate(
         # a quarter of the disk and a half-octave of gaps, as the rate varies little there
         lo_q = (math.floor(min(lo, 0.999) * 4) + 0.5) / 4
         gap_q = quantize_gap(gap, 2)
-    key = (_profile_key(profile), int(nbytes), gap_q, lo_q, int(k), bool(is_write))
+    key = (profile_key(profile), int(nbytes), gap_q, lo_q, int(k), bool(is_write))
     rate = _CACHE.get(key)
     if rate is None:
-        path = _path(key)
+        path = entry_path("scan", key)
         rate = _load(path)
         if rate is None:
             rate = _closed_loop(profile, int(nbytes), gap_q, lo_q, max(1, int(k)), is_write)
-            _store(path, rate)
+            store_entry(path, {"rate": rate})
         _CACHE[key] = rate
     return rate
 
 
-def _model_revision() -> str:
-    """A hash of the device model's source and this module's (a change recomputes)."""
-    return source_revision(
-        ("hardware/hdd", "hardware/flash", "machine/resources", "resilver/scan_disk")
-    )
-
-
-def _path(key: tuple[str, int, int, float, int, bool]) -> Path | None:
-    base = cache_dir()
-    if base is None:
-        return None
-    digest = hashlib.sha256(json.dumps(["scan", _model_revision(), *key]).encode()).hexdigest()
-    return base / f"scan-{digest[:24]}.json"
+register_kind("scan", ("hardware/hdd", "hardware/flash", "machine/resources", "resilver/scan_disk"))
 
 
 def _load(path: Path | None) -> float | None:
-    if path is None or not path.is_file():
-        return None
+    data = load_entry(path)
     try:
-        return float(json.loads(path.read_text())["rate"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None  # a damaged entry is recomputed
-
-
-def _store(path: Path | None, rate: float) -> None:
-    if path is None:
-        return
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(path, json.dumps({"rate": rate}))
-    except OSError:
-        pass  # a read-only home: the in-memory cache still works
+        return float(data["rate"])
+    except (ValueError, KeyError, TypeError):
+        return None  # none kept, or a damaged entry: measured again
 
 
 def _closed_loop(

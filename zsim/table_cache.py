@@ -1,0 +1,237 @@
+"""The on-disk cache of measured tables (the analytic engine's device points and stream
+tables, the resilver's scan rates): where it lives, how an entry is named, and the bound on
+its size.
+
+Each entry is a deterministic (seeded) function of its key and of the model code it was
+measured on, so processes (sweep workers, Dask workers, the app, the tests) share entries
+through JSON files named ``{kind}-{revision}-{digest}.json``:
+
+* ``kind``: which table (``point``, ``streams``, ``scan``);
+* ``revision``: a hash of the source of the modules the measurement runs
+  (:func:`source_revision`), so a change to the model's code measures anew;
+* ``digest``: a hash of the key.
+
+The cache never grows without bound. Once per process at its first store, and again each
+time the process has stored an eighth of the bound since, :func:`prune_cache` removes:
+
+1. entries of a known kind measured on another revision of its code, and files of an older
+   naming, once unused (not read or written) for :data:`STALE_AFTER` seconds — a second
+   install of another version that shares the folder keeps what it uses today;
+2. then, while the folder holds more than the bound, the least recently used entries, down
+   to three quarters of it.
+
+A read refreshes an entry's modification time, which is what "used" means here. A removed
+or damaged entry is measured again; nothing else depends on a file being there.
+
+``ZSIM_CACHE_DIR`` moves the folder (``off``: memory only); ``ZSIM_CACHE_MAX_MB`` sets the
+bound in MiB (default :data:`DEFAULT_MAX_BYTES`).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import re
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from zsim.errors import ZsimError
+from zsim.files import atomic_write_text
+from zsim.hardware.catalog import Profile
+from zsim.units import MiB
+
+#: bound on the folder's size, bytes; a full test run on one revision keeps ~100 MiB
+DEFAULT_MAX_BYTES = 512 * MiB
+#: an entry of another revision (or naming) goes once unused this long, s
+STALE_AFTER = 24 * 3600.0
+#: after pruning, the least recently used entries go until the folder holds this share
+PRUNE_TO = 0.75
+
+_NAME = re.compile(r"^([a-z]+)-([0-9a-f]{16})-([0-9a-f]{24})\.json$")
+
+#: kind → the modules its entries are measured on (registered by the modules that store)
+_KINDS: dict[str, tuple[str, ...]] = {}
+_LOCK = threading.Lock()
+_STATE = {"stored": 0, "pruned": False}
+
+
+def cache_dir() -> Path | None:
+    """Where entries are kept: ``$ZSIM_CACHE_DIR``, else ``~/.cache/zsim/device-tables``;
+    ``ZSIM_CACHE_DIR=off`` keeps them in memory only."""
+    env = os.environ.get("ZSIM_CACHE_DIR")
+    if env == "off":
+        return None
+    return Path(env) if env else Path.home() / ".cache" / "zsim" / "device-tables"
+
+
+def max_cache_bytes() -> int:
+    """The folder's bound, bytes: ``$ZSIM_CACHE_MAX_MB`` MiB, else :data:`DEFAULT_MAX_BYTES`."""
+    env = os.environ.get("ZSIM_CACHE_MAX_MB")
+    if not env:
+        return DEFAULT_MAX_BYTES
+    try:
+        mib = float(env)
+    except ValueError:
+        mib = -1.0
+    if not mib >= 0:
+        raise ZsimError(
+            f"ZSIM_CACHE_MAX_MB must be a number of MiB (0 or more), not {env!r}: set it to "
+            f"e.g. 512, or unset it for the default ({DEFAULT_MAX_BYTES // MiB} MiB)"
+        )
+    return int(mib * MiB)
+
+
+@functools.cache
+def source_revision(modules: tuple[str, ...]) -> str:
+    """A hash of the source of ``modules`` (paths under zsim/ without ``.py``: a module, or a
+    package and every ``.py`` file in it), 16 hex digits."""
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for rel in modules:
+        package = root / rel
+        files = sorted(package.rglob("*.py")) if package.is_dir() else [root / f"{rel}.py"]
+        for path in files:
+            h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def register_kind(kind: str, modules: tuple[str, ...]) -> None:
+    """Declare that entries of ``kind`` are measured on ``modules`` (their revision names
+    the entries, and entries of other revisions of them are pruned)."""
+    if not re.fullmatch(r"[a-z]+", kind):
+        raise ValueError(f"a cache kind is lower-case letters, not {kind!r}")
+    _KINDS[kind] = modules
+
+
+_PROFILE_KEYS: dict[int, tuple[Profile, str]] = {}
+
+
+def profile_key(profile: Profile) -> str:
+    """A disk profile's identity in a cache key: its full contents (inline and fitted profiles
+    may share a catalog name). Memoised per object; the object is kept so its id stays
+    unique."""
+    held = _PROFILE_KEYS.get(id(profile))
+    if held is not None and held[0] is profile:
+        return held[1]
+    key = json.dumps(profile.to_dict(), sort_keys=True, default=str)
+    _PROFILE_KEYS[id(profile)] = (profile, key)
+    return key
+
+
+def entry_path(kind: str, key: Sequence[Any]) -> Path | None:
+    """The file of the entry of ``kind`` (registered) for ``key`` (JSON-serialisable), or
+    None when the cache is off."""
+    base = cache_dir()
+    if base is None:
+        return None
+    revision = source_revision(_KINDS[kind])
+    digest = hashlib.sha256(json.dumps([kind, revision, *key]).encode()).hexdigest()[:24]
+    return base / f"{kind}-{revision}-{digest}.json"
+
+
+def load_entry(path: Path | None) -> Any:
+    """The JSON an entry holds (and it counts as used now), or None: no cache, no entry, or
+    a damaged one (measured again)."""
+    if path is None:
+        return None
+    try:
+        data = json.loads(path.read_text())
+        os.utime(path)
+    except (OSError, ValueError):
+        return None
+    return data
+
+
+def store_entry(path: Path | None, data: Any) -> None:
+    """Write an entry atomically; prune the folder when it is due (module docstring)."""
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = json.dumps(data)
+        atomic_write_text(path, text)
+    except OSError:
+        return  # a read-only home: the in-memory caches still work
+    bound = max_cache_bytes()
+    with _LOCK:
+        _STATE["stored"] += len(text)
+        due = not _STATE["pruned"] or _STATE["stored"] >= bound / 8
+        if due:
+            _STATE["pruned"] = True
+            _STATE["stored"] = 0
+    if due:
+        prune_cache(path.parent, bound)
+
+
+@dataclass(frozen=True)
+class PruneReport:
+    """What :func:`prune_cache` found and removed: files and bytes."""
+
+    files: int
+    bytes: int
+    removed_stale: int
+    removed_lru: int
+    removed_bytes: int
+
+
+def prune_cache(
+    base: Path | None = None, max_bytes: int | None = None, now: float | None = None
+) -> PruneReport:
+    """Bring the folder ``base`` (default :func:`cache_dir`) within ``max_bytes`` (default
+    :func:`max_cache_bytes`) as the module docstring says. Safe beside other processes
+    using the folder: a file another one removed first is skipped."""
+    base = cache_dir() if base is None else base
+    bound = max_cache_bytes() if max_bytes is None else max_bytes
+    if base is None or not base.is_dir():
+        return PruneReport(0, 0, 0, 0, 0)
+    now = time.time() if now is None else now
+    current = {kind: source_revision(mods) for kind, mods in _KINDS.items()}
+    entries = []  # (mtime, size, path, stale)
+    for path in base.rglob("*.json"):
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        m = _NAME.match(path.name)
+        if m is None or path.parent != base:
+            stale = True  # an older naming or folder (streams/, scan-…): never read again
+        else:
+            kind, revision = m.group(1), m.group(2)
+            stale = kind in current and current[kind] != revision
+        entries.append((st.st_mtime, st.st_size, path, stale))
+    files, total = len(entries), sum(e[1] for e in entries)
+    left = total
+    removed_stale = removed_lru = 0
+    keep = []
+    for mtime, size, path, stale in entries:
+        if stale and now - mtime > STALE_AFTER and _remove(path):
+            removed_stale += 1
+            left -= size
+        else:
+            keep.append((mtime, size, path))
+    if left > bound:
+        keep.sort(key=lambda e: e[0])
+        for _, size, path in keep:
+            if left <= PRUNE_TO * bound:
+                break
+            if _remove(path):
+                removed_lru += 1
+                left -= size
+    return PruneReport(files, total, removed_stale, removed_lru, total - left)
+
+
+def _remove(path: Path) -> bool:
+    """Remove ``path``; True when it is gone (another process may have removed it first)."""
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return True
