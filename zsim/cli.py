@@ -21,6 +21,7 @@ from zsim.capacity import PARTITIONINGS
 from zsim.commands import calibrate, capacity, catalog, grow, simulate, sweep
 from zsim.errors import ZsimError
 from zsim.sweep.layouts import RAIDZ_MAX_WIDTH
+from zsim.table_cache import max_cache_bytes
 from zsim.validation.registry import DEFAULT_SETS, QUICK_SETS, SET_NAMES, sets_help
 from zsim.version import __version__
 from zsim.zfs.version import CURRENT
@@ -463,6 +464,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             parser.print_help()
             return 2
+        max_cache_bytes()  # a bad ZSIM_CACHE_MAX_MB is named before any work starts
         data, text = _COMMANDS[args.command](args)
         out = json.dumps(data, indent=2, allow_nan=False) if args.json else text
         sys.stdout.write(out + "\n")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -105,6 +106,24 @@ def test_bad_input_one_line_exit_2(args, fragment):
     assert lines[0].startswith("zsim: error: ")
     assert fragment in lines[0]
     assert "Traceback" not in run.stderr
+
+
+def test_a_bad_cache_bound_is_named_before_any_work(tmp_path):
+    env = {**os.environ, "ZSIM_CACHE_MAX_MB": "lots", "ZSIM_CACHE_DIR": str(tmp_path)}
+    run = subprocess.run(
+        [sys.executable, "-m", "zsim", "sweep", "--disks", "6", "--disk", "seagate-ironwolf-12tb"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr.strip().splitlines() == [
+        "zsim: error: ZSIM_CACHE_MAX_MB must be a number of MiB (0 or more), not 'lots': set it "
+        "to e.g. 512, or unset it for the default (512 MiB)"
+    ]
+    assert not list(tmp_path.iterdir())  # nothing measured, nothing written
 
 
 GOOD_SCENARIO = """

@@ -310,13 +310,17 @@ class MemoryBus:
         return min(1.0, self.served / now)
 
 
-@dataclass
 class _CpuJob:
-    seconds: float
-    done: Callback
-    traffic: float = 0.0
-    background: bool = False
-    asks: float = 0.0  # bytes/s it asks of the memory bus while it runs
+    """One piece of CPU work waiting for or holding a core (a plain class with slots: the
+    DES makes one per call and per record)."""
+
+    __slots__ = ("asks", "background", "done", "seconds", "traffic")
+
+    def __init__(
+        self, seconds: float, done: Callback, traffic: float = 0.0, background: bool = False
+    ):
+        self.seconds, self.done, self.traffic, self.background = seconds, done, traffic, background
+        self.asks = 0.0  # bytes/s it asks of the memory bus while it runs
 
 
 @dataclass
