@@ -188,6 +188,10 @@ class Engine:
         self.zil: Zil | None = None
         if pool.sync != "disabled" and (self.o_sync or self.fsync_every):
             self.zil = Zil(self.zfs, self.log_tops, pool.logbias, self.direct)
+        self.recordsize = pool.recordsize
+        self.call_work = {
+            (r, d): self._call_work(r, d) for r in (False, True) for d in (False, True)
+        }
 
     def _charge_reconstruction(self, nbytes: int, done: Callback) -> None:
         self.cpu.run(nbytes * self.costs.parity_per_byte, done, nbytes, background=True)
@@ -295,10 +299,10 @@ class Engine:
             return 1
         return max(1, min(rs // self.bs, (self.file_bytes - offset) // self.bs))
 
-    def call(self, job: Job, issued: float, is_read: bool, offset: int) -> None:
+    def _call_work(self, is_read: bool, direct: bool) -> tuple[float, float]:
+        """CPU seconds and memory bytes of one call (the same for every call of a run)."""
         c = self.costs
-        rs = self.sc.pool.recordsize
-        if self.direct and offset % rs == 0 and self.bs % rs == 0:
+        if direct:
             # Direct I/O (2.3+) of whole records maps the user pages: no copy through the
             # ARC; writes verify the checksum of the pages once more (direct_write_verify)
             work = c.syscall + (0.0 if is_read else self.bs * c.direct_verify_per_byte)
@@ -312,24 +316,28 @@ class Engine:
             work += c.atime_update
         if not is_read and self.sc.workload.tool == "dd":
             work += self.bs * c.source_per_byte
+        return work, traffic
+
+    def call(self, job: Job, issued: float, is_read: bool, offset: int) -> None:
+        rs = self.recordsize
+        direct = self.direct and offset % rs == 0 and self.bs % rs == 0
+        work, traffic = self.call_work[is_read, direct]
         batch = self._batchable(job, is_read, offset)
         if batch > 1:
             self._call_batch(job, issued, offset, work, batch, traffic)
             return
         self.client_cpu += work
-        rs = self.sc.pool.recordsize
         first, last = offset // rs, (offset + self.bs - 1) // rs
-        keys = [(job.index, r % self.file_records) for r in range(first, last + 1)]
+        if first == last:
+            keys = [(job.index, first % self.file_records)]
+        else:
+            keys = [(job.index, r % self.file_records) for r in range(first, last + 1)]
 
-        def finish() -> None:
-            job.finished(issued, is_read, self.bs)
-
-        def after_cpu() -> None:
-            if is_read:
-                self._read(job, keys, finish)
-            else:
-                self._write(job, keys, offset, issued, finish)
-
+        finish = functools.partial(job.finished, issued, is_read, self.bs)
+        if is_read:
+            after_cpu = functools.partial(self._read, job, keys, finish)
+        else:
+            after_cpu = functools.partial(self._write, job, keys, offset, issued, finish)
         self.cpu.run(work, after_cpu, traffic)
 
     def _call_batch(
@@ -390,17 +398,21 @@ class Engine:
         issued: float,
         done: Callback,
     ) -> None:
-        rs = self.sc.pool.recordsize
+        rs = self.recordsize
         whole = offset % rs == 0 and self.bs % rs == 0
-        left = [len(keys)]
+        one: Callback = done  # one record and no log: its admission ends the call
+        if self.zil is not None or len(keys) > 1:
+            left = [len(keys)]
 
-        def one() -> None:
-            left[0] -= 1
-            if left[0] == 0:
-                if self.zil is None:
-                    done()
-                else:
-                    self._log_and_commit(job, keys, offset, issued, done)
+            def each() -> None:
+                left[0] -= 1
+                if left[0] == 0:
+                    if self.zil is None:
+                        done()
+                    else:
+                        self._log_and_commit(job, keys, offset, issued, done)
+
+            one = each
 
         end = offset + self.bs
         for i, key in enumerate(keys):
