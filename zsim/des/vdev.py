@@ -61,7 +61,7 @@ def aggregation_limit(rotating: bool, version: ZfsVersion) -> int:
     return MiB if rotating and version.at_least(0, 8) else 128 * KiB
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Zio:
     """One leaf I/O waiting in a vdev queue (``eq=False``: zios are told apart by identity).
 

@@ -46,7 +46,7 @@ def after(env: simpy.Environment, delay: float, fn: Callable[..., None], *args: 
     env.schedule(_Call(fn, args), NORMAL, delay)
 
 
-@dataclass
+@dataclass(slots=True)
 class DevIO:
     """One I/O as the device sees it (possibly several ZFS I/Os aggregated)."""
 
