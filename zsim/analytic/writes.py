@@ -30,7 +30,42 @@ class WriteModel(PoolModel):
 
     # ---- writes
     def _write(self) -> tuple[float, dict[str, float]]:
-        """Calls/s of a buffered write job and each bound's calls/s."""
+        """Calls/s of a buffered write job and each bound's calls/s.
+
+        A txg's size sets each record's share of the indirect blocks it rewrites. While the
+        disks (or their bus) bound the rate, the write throttle holds the syncing txg near
+        60 % of ``zfs_dirty_data_max`` (:meth:`_metadata_per_record`). When the CPU, the
+        memory bus or the clients bound it, each sync ends before the next txg fills: a txg
+        closes at ``zfs_dirty_data_sync`` or at ``zfs_txg_timeout`` (``ZfsModel._admit``,
+        ``_timer``), so it holds fewer records and rewrites more indirect blocks per record;
+        the rate is then solved again at that size (a fixed point, three passes at most)."""
+        x, bounds = self._write_bounds(None)
+        for _ in range(3):
+            if min(bounds, key=bounds.__getitem__) not in ("cpu", "client", "memory"):
+                break
+            per_txg = self._open_txg_records(x)
+            x_next, bounds = self._write_bounds(per_txg)
+            done = abs(x_next - x) <= 1e-3 * x
+            x = x_next
+            if done:
+                break
+        return x, bounds
+
+    def _open_txg_records(self, x: float) -> float:
+        """Records a txg holds at ``x`` calls/s when each sync ends before the next txg fills:
+        it closes at ``zfs_dirty_data_sync`` or at ``zfs_txg_timeout``, never past the write
+        throttle's 60 % of ``zfs_dirty_data_max``."""
+        txg = txg_tunables(self.sc.hardware.ram, self.version)
+        record_rate = x * max(1.0, self.bs / self.rs)
+        throttled = 0.6 * txg.dirty_max / self.rs
+        if record_rate <= 0:
+            return max(1.0, throttled)
+        period = min(txg.txg_timeout, txg.sync_bytes / (record_rate * self.rs))
+        return max(1.0, min(throttled, record_rate * period))
+
+    def _write_bounds(self, per_txg: float | None) -> tuple[float, dict[str, float]]:
+        """Calls/s and each bound's calls/s with txgs of ``per_txg`` records (None: the write
+        throttle's steady state, :meth:`_metadata_per_record`)."""
         c = self.costs
         rs, bs = self.rs, self.bs
         records_per_call = bs / rs if not self.random or bs >= rs else 1.0
@@ -43,7 +78,7 @@ class WriteModel(PoolModel):
         parity = any(v.top.vdev.kind in ("raidz", "draid") for v in self.vdevs)
         children = max(len(v.top.leaf_ios(0, self.psize, True)) for v in self.vdevs)
         record_cpu = c.write_record(rs, self.psize, parity) + children * c.leaf_io
-        meta = self._metadata_per_record()
+        meta = self._metadata_per_record(per_txg)
         record_cpu += meta["cpu"]
         bounds: dict[str, float] = {}
         # the cores: client calls plus the txg sync's per-record work, which runs in the
@@ -182,7 +217,11 @@ class WriteModel(PoolModel):
             else:
                 for i, v in enumerate(self.vdevs):
                     asize[i] += blocks * psize_to_asize(v.top.vdev, psize, pool.ashift)
-            cpu += blocks * (c.zio + INDIRECT_BYTES * meta_compress + psize * c.checksum_per_byte)
+            # compressed and checksummed once per block, whatever its copies (the DES's
+            # ZfsModel._start_sync; OpenZFS writes the copies as one zio's DVAs)
+            cpu += (blocks / copies) * (
+                c.zio + INDIRECT_BYTES * meta_compress + psize * c.checksum_per_byte
+            )
         return {"asize": asize, "special": special, "cpu": cpu}
 
     def _txg_cycle(

@@ -301,22 +301,10 @@ class Engine:
 
     def _call_work(self, is_read: bool, direct: bool) -> tuple[float, float]:
         """CPU seconds and memory bytes of one call (the same for every call of a run)."""
-        c = self.costs
-        if direct:
-            # Direct I/O (2.3+) of whole records maps the user pages: no copy through the
-            # ARC; writes verify the checksum of the pages once more (direct_write_verify)
-            work = c.syscall + (0.0 if is_read else self.bs * c.direct_verify_per_byte)
-            traffic = 0.0 if is_read else self.bs * memory.CHECKSUM_PASSES
-        else:
-            work = c.syscall + self.bs * c.copy_per_byte
-            traffic = memory.copy_bytes(self.bs)
-            if not is_read:  # the dirty record's ARC buffer (read misses pay at the insert)
-                work += self.bs * c.cache_pages_per_byte
-        if is_read:
-            work += c.atime_update
-        if not is_read and self.sc.workload.tool == "dd":
-            work += self.bs * c.source_per_byte
-        return work, traffic
+        work = self.costs.call(self.bs, is_read, direct, self.sc.workload.tool == "dd")
+        if direct:  # Direct I/O maps the user pages; a write's checksum reads them once more
+            return work, 0.0 if is_read else self.bs * memory.CHECKSUM_PASSES
+        return work, memory.copy_bytes(self.bs)
 
     def call(self, job: Job, issued: float, is_read: bool, offset: int) -> None:
         rs = self.recordsize

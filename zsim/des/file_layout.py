@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from zsim.des.vdev import TopVdev
+from zsim.scenario import Pool
 
 
 @dataclass(frozen=True)
@@ -58,3 +59,12 @@ def file_layout(
         for t, (start, _), a in zip(tops, current.spans, asizes, strict=True)
     ]
     return current if born == list(asizes) else place(born)
+
+
+def pool_fill(pool: Pool, spaces: Sequence[int]) -> float:
+    """Allocated fraction of the pool: ``pool.allocated`` over the data vdevs' usable
+    ``spaces`` (bytes), else the scenario's ``fill``."""
+    if pool.allocated is not None:
+        usable = sum(spaces)
+        return pool.allocated / usable if usable else 0.0
+    return pool.fill

@@ -51,6 +51,20 @@ def indirect_writes(
     return out
 
 
+def copies_by_block(meta: Sequence[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """``(psize, copy)`` entries grouped by block: a block's entries are its copy 0 and the
+    copies that follow it (as :func:`indirect_writes` and :func:`space_map_writes` list
+    them). A block is compressed and checksummed once whatever its copies: OpenZFS writes
+    them as the DVAs of one logical zio (``zio_vdev_io_start()`` hands a BP-level write to
+    ``vdev_mirror_ops``, one child write per DVA)."""
+    groups: list[list[tuple[int, int]]] = []
+    for psize, copy in meta:
+        if copy == 0 or not groups:
+            groups.append([])
+        groups[-1].append((psize, copy))
+    return groups
+
+
 def space_map_writes(
     freed: Iterable[tuple[int, int]],
     tops: Sequence[_Metaslabs],

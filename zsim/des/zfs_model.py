@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable
 import numpy as np
 import simpy
 
-from zsim.des.file_layout import file_layout
-from zsim.des.txg_meta import indirect_writes, space_map_writes
+from zsim.des.file_layout import file_layout, pool_fill
+from zsim.des.txg_meta import copies_by_block, indirect_writes, space_map_writes
 from zsim.des.txg_runs import TxgState, WriteRun, uberblock_zio
 from zsim.des.vdev import ASYNC_READ, ASYNC_WRITE, SYNC_READ, Countdown, LeafQueue, TopVdev, Zio
 from zsim.layout.alloc import psize_to_asize
@@ -43,6 +43,10 @@ FREE_CPU_S = 2e-6
 """CPU for one freed block at 3 GHz: ``dsl_dataset_block_kill()`` → ``metaslab_free()`` adds
 the range to the metaslab's freeing tree and, at sync, to its space map. Estimate: a few
 range-tree (B-tree) operations of ~0.5 µs each; to be calibrated."""
+
+
+#: memory traffic of a record's write pipeline by its physical size (sparse records vary)
+_record_traffic = functools.cache(memory.write_record_bytes)
 
 
 class ZfsModel:
@@ -77,7 +81,6 @@ class ZfsModel:
         #: per job.
         self.partial: dict[tuple[int, int], tuple[int, int]] = {}
         self._psize_asize: dict[tuple[int, int], int] = {}
-        self._psize_traffic: dict[int, float] = {}
         special = list(special or [])
         # spa_preferred_class(): metadata to the special class when there is one, and data
         # blocks whose physical size is at most special_small_blocks
@@ -269,28 +272,6 @@ class ZfsModel:
             extents=entry[1],
         )
 
-    def _write_traffic(self, psize: int) -> float:
-        if psize == self.psize:
-            return self.write_traffic
-        found = self._psize_traffic.get(psize)
-        if found is None:
-            found = self._psize_traffic[psize] = memory.write_record_bytes(
-                self.recordsize,
-                psize,
-                compressing=self.compression != "off",
-                checksumming=self.sc.pool.checksum != "off",
-                parity_ratio=self.parity_ratio,
-            )
-        return found
-
-    def _fill(self) -> float:
-        """Allocated fraction of the pool: ``pool.allocated`` over usable space, else ``fill``."""
-        pool = self.sc.pool
-        if pool.allocated is not None:
-            usable = sum(t.space for t in self.tops)
-            return pool.allocated / usable if usable else 0.0
-        return pool.fill
-
     def place_files(self, njobs: int, file_records: int, new_files: bool = False) -> None:
         """Lay out the jobs' files as fio does before a run: written one after the other just
         below the pool's fill line, records in allocation order, spread over the vdevs by
@@ -299,7 +280,7 @@ class ZfsModel:
         creates its files (dd into new files), so every write is a record's first and
         frees nothing."""
         self.all_first_writes = new_files
-        fill = min(0.95, max(0.0, self._fill()))
+        fill = min(0.95, max(0.0, pool_fill(self.sc.pool, [t.space for t in self.tops])))
         self.file_records = file_records
         self.indirect_levels = indirect_levels(file_records)
         aliquots = [self._aliquot(i) for i in range(len(self.tops))]
@@ -575,18 +556,28 @@ class ZfsModel:
             if psize != self.psize:
                 work = c.write_record(self.recordsize, psize, bool(parity))
                 work += self.children * c.leaf_io
-                traffic = self._write_traffic(psize)
+                traffic = _record_traffic(
+                    self.recordsize,
+                    psize,
+                    compressing=self.compression != "off",
+                    checksumming=self.sc.pool.checksum != "off",
+                    parity_ratio=self.parity_ratio,
+                )
             self.cpu.run(
                 work,
                 functools.partial(self._write_record, txg, key, psize),
                 traffic,
                 background=True,
             )
-        for psize, copy in meta:
+        # a block's copies (ditto DVAs) are compressed and checksummed once, in its logical
+        # zio; each copy is a child write (vdev_mirror_ops over the BP's DVAs, zio.c)
+        for group in copies_by_block(meta):
+            psize = group[0][0]
             work = c.zio + INDIRECT_BYTES * self.meta_compress_per_byte
             work += psize * c.checksum_per_byte
-            write = functools.partial(self._write_meta, txg, psize, copy)
-            self.cpu.run(work, write, background=True)
+            self.cpu.run(
+                work, functools.partial(self._write_meta_copies, txg, group), background=True
+            )
 
     def indirect_writes(self, records: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
         """(psize, copy) of the indirect blocks above ``records`` (:func:`indirect_writes`)."""
@@ -604,6 +595,10 @@ class ZfsModel:
         first.difference_update(records)
         self.frees += len(freed)
         return freed
+
+    def _write_meta_copies(self, txg: TxgState, group: list[tuple[int, int]]) -> None:
+        for psize, copy in group:
+            self._write_meta(txg, psize, copy)
 
     def _write_meta(self, txg: TxgState, psize: int, copy: int) -> None:
         """One copy of a metadata block (an indirect block, a space-map append) to the

@@ -223,6 +223,25 @@ class CpuCosts:
     #: per byte that enters the ARC (buffered writes, read misses kept in the ARC)
     cache_pages_per_byte: float = 0.0
 
+    def call(self, nbytes: int, is_read: bool, direct: bool, from_dd: bool = False) -> float:
+        """CPU seconds of one ``read()``/``write()`` of ``nbytes``: the call, and the copy
+        between the user's pages and the ARC — or, with Direct I/O (2.3+) of whole records,
+        no copy and, for a write, one more checksum of the pages (``direct_write_verify``).
+        A buffered write also fills the dirty record's ARC buffer (a read miss pays that at
+        the insert); a read updates atime; dd's writes first fill its buffer from the
+        source."""
+        if direct:
+            work = self.syscall + (0.0 if is_read else nbytes * self.direct_verify_per_byte)
+        else:
+            work = self.syscall + nbytes * self.copy_per_byte
+            if not is_read:
+                work += nbytes * self.cache_pages_per_byte
+        if is_read:
+            work += self.atime_update
+        if not is_read and from_dd:
+            work += nbytes * self.source_per_byte
+        return work
+
     def write_record(self, lsize: int, psize: int, parity: bool = True) -> float:
         """CPU seconds of one record's write pipeline in the txg sync, child I/Os apart."""
         return (
