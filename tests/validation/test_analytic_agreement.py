@@ -22,8 +22,8 @@ reason, inconclusive, compared, median and worst errors); ``test_every_compared_
 holds the analytic engine to the DES — every compared draw within the tolerances and naming
 the same kind of limit, but for the known misses listed at :data:`KNOWN_MISSES`;
 ``test_enough_draws_are_compared`` keeps the validity range from growing so narrow that the
-goal means little (last run, 2026-11-27: 74 of 90 compared, rate error median 1.4 %; two
-known misses, docs/analytic.md). dRAID, randrw, read-modify-writes, sequential reads, sync
+goal means little (last run, 2026-11-27: 74 of 90 compared, rate error median 1.4 %; one
+known miss, docs/analytic.md). dRAID, randrw, read-modify-writes, sequential reads, sync
 writes, degraded pools, cache and special vdevs have their own tests
 (``test_analytic_agreement_<class>.py``).
 """
@@ -251,13 +251,15 @@ def test_enough_draws_are_compared():
     assert statistics.median(s["rate_errors"]) <= 0.05
 
 
-#: the disagreements this space's first 90 draws hold today (2026-11-27), each a known miss
-#: of the analytic engine to be fixed, not a tolerance: an NVMe stripe of 2 writers (+21 %)
-#: and random 128K calls into 64K records on a raidz1 of 11 HDDs (+23 %; +32 % before the DES
-#: measured writes over whole txg cycles). The CPU-bound NVMe writes on 4 cores (+17 %,
-#: +46 %) are in draws 91-110, no longer run. A new disagreement, or a known one growing
-#: past 50 %, fails.
-KNOWN_MISSES = 2
+#: the disagreement this space's first 90 draws hold today (2026-11-27, thirteenth session),
+#: a known miss of the analytic engine to be fixed, not a tolerance: an NVMe stripe of 2
+#: sequential writers (+21 %; the DES names its clients, the analytic engine the disks).
+#: Fixed that day: random 128K calls into 64K records on a raidz1 of 11 HDDs (+23 % → +3 %)
+#: and, in draws 91-110, the CPU-bound NVMe random writes on 4 cores (+46 % → +2 %):
+#: metadata blocks compressed once whatever their copies, and txgs sized as the DES closes
+#: them when the CPU binds (docs/analytic.md); all 110 draws now hold this one miss. A new
+#: disagreement, or a known one growing past 50 %, fails.
+KNOWN_MISSES = 1
 KNOWN_MISS_WORST = 0.5
 
 

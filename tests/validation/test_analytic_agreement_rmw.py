@@ -96,11 +96,20 @@ def test_enough_rmw_draws_are_compared():
 
 
 #: disagreements of these draws, known misses of the analytic engine to be fixed, not a
-#: tolerance (a new disagreement, or one past its bound, fails). None today: the first run
-#: (2026-11-27) had a SATA SSD raidz2 5 of 16K read-modify-writes at −15 %, the mixed model
-#: slowing a flash leaf's reads by the txg's write share as a disk head's; a flash leaf now
-#: keeps its free units for the reads (zsim.analytic.flash_share): +3.9 %.
-KNOWN_MISSES: dict[str, float] = {}
+#: tolerance (a new disagreement, or one past its bound, fails). The first run (2026-11-27)
+#: had a SATA SSD raidz2 5 of 16K read-modify-writes at −15 %, the mixed model slowing a
+#: flash leaf's reads by the txg's write share as a disk head's; a flash leaf now keeps its
+#: free units for the reads (zsim.analytic.flash_share): +3.9 %. One since (the thirteenth
+#: session): 4K writes into 32K records of 16 × 64 GiB files on a 4x mirror 2 of HDDs with
+#: 2 GiB of RAM, −15.9 %. Its txgs are small (41 MB), so each 4K call rewrites about one
+#: 128K indirect block in two copies — 164 KB of metadata per call beside 32 KB of data, in
+#: both engines alike. It agreed (−2.2 %: 1082 against 1106 calls/s) while the analytic
+#: engine spread a mirror's indirect blocks over its children as if striped; every child
+#: writes them whole (as the DES does, AnalyticVdev.leaf_fan), and what else in the
+#: read-modify-write model was offsetting that is not found yet.
+KNOWN_MISSES: dict[str, float] = {
+    "seagate-exos-x 4x mirror 2 rs=32K randwrite bs=4K j=16 qd=4 64GiB ram=2GiB": 0.2,
+}
 
 
 def test_every_compared_rmw_draw_agrees_with_the_des():

@@ -47,6 +47,13 @@ class AnalyticVdev:
     read_width: int = 0
     read_asize: int = 0
 
+    def leaf_fan(self, psize: int) -> float:
+        """Bytes the vdev's leaves write per byte it allocates, from a record's column map
+        (``psize`` physical bytes, :attr:`asize` allocated): each child of a mirror writes
+        every allocated byte (a block's ditto copy included), raidz and dRAID spread theirs,
+        parity included, over the children once."""
+        return sum(io[2] for io in self.top.leaf_ios(0, psize, True)) / self.asize
+
 
 class PoolModel:
     """The scenario's pool, clients and machine as the read and write models use them."""

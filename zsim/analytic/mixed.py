@@ -341,7 +341,8 @@ class MixedModel(ReadModel, WriteModel):
         ios = v.top.leaf_ios(0, self.psize, True)
         width = len(v.top.vdev.devices) - len(v.top.failed)  # a missing leaf gets nothing
         nbytes = self._run_bytes(v)
-        record_bytes = sum(io[2] for io in ios) + meta_asize  # on all the vdev's leaves
+        # on all the vdev's leaves (each mirror child writes the indirect blocks whole)
+        record_bytes = sum(io[2] for io in ios) + meta_asize * v.leaf_fan(self.psize)
         per_record_leaf = even = record_bytes / width
         if v.top.vdev.kind == "draid":
             # a txg's new blocks fill a few groups in a row, each on its own D + P children:

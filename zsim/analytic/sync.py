@@ -215,7 +215,8 @@ class SyncModel(WriteModel):
             zip(self.vdevs, self._vdev_shapes(), strict=True)
         ):
             records = x * self.itxs_per_call * v.weight
-            out.append((records * data / leaves, nbytes, records * meta["asize"][i] / leaves,
+            meta_leaf = meta["asize"][i] * v.leaf_fan(self.psize)  # mirrors: on every child
+            out.append((records * data / leaves, nbytes, records * meta_leaf / leaves,
                         meta_io))  # fmt: skip
         return out
 
@@ -456,7 +457,7 @@ class SyncModel(WriteModel):
         think = self.per_commit * call_cpu  # a job's CPU between its commits
         per = self.per_commit
         # the txg write-back's bounds (the clients' own is this model's)
-        _, txg_bounds = self._write()
+        _, txg_bounds = self._write_bounds(None)
         txg_bounds.pop("client", None)
         batch = commits_per_lwb(n, self.lone_split)
         plan = lwb_plan(batch * self.itxs_per_commit, self.itx_bytes)

@@ -38,18 +38,40 @@ class WriteModel(PoolModel):
         memory bus or the clients bound it, each sync ends before the next txg fills: a txg
         closes at ``zfs_dirty_data_sync`` or at ``zfs_txg_timeout`` (``ZfsModel._admit``,
         ``_timer``), so it holds fewer records and rewrites more indirect blocks per record;
-        the rate is then solved again at that size (a fixed point, three passes at most)."""
+        the rate is then solved again at that size (a fixed point, three passes at most) —
+        unless the sync cannot keep up with the writers at that size (its taskq threads or
+        the disks are slower than the open txg fills): then each txg grows while the last
+        syncs, up to the throttle's size, as in the DES."""
         x, bounds = self._write_bounds(None)
+        if min(bounds, key=bounds.__getitem__) not in ("cpu", "client", "memory"):
+            return x, bounds
+        per_txg = self._open_txg_records(x)
         for _ in range(3):
-            if min(bounds, key=bounds.__getitem__) not in ("cpu", "client", "memory"):
+            x_small, small = self._write_bounds(per_txg)
+            following = self._open_txg_records(x_small)
+            if abs(following - per_txg) <= 1e-3 * per_txg:
                 break
-            per_txg = self._open_txg_records(x)
-            x_next, bounds = self._write_bounds(per_txg)
-            done = abs(x_next - x) <= 1e-3 * x
-            x = x_next
-            if done:
-                break
+            per_txg = following
+        if self._sync_keeps_up(x_small, small):
+            return x_small, small
         return x, bounds
+
+    def _sync_keeps_up(self, x: float, bounds: dict[str, float]) -> bool:
+        """Whether a txg of ``zfs_dirty_data_sync`` bytes syncs before the next one fills, at
+        ``x`` calls/s. The sync takes a call's share of taskq CPU on its threads (they run
+        first, ``CpuPool``) or of the disks' time, whichever is longer; meanwhile the
+        writers fill the open txg at their rate, on at most the cores the taskq threads
+        leave. When the taskq threads are what bounds the CPU, the sync cannot keep up."""
+        call, sync = self.call_cpu_per_call, self.sync_cpu_per_call
+        if self.taskq / sync <= self.cores / (call + sync):
+            return False
+        pool = min(
+            (b for k, b in bounds.items() if k not in ("cpu", "client", "memory")),
+            default=math.inf,
+        )
+        sync_per_call = max(sync / self.taskq, 1.0 / pool)
+        fill = min(x, max(0, self.cores - self.taskq) / call) if call > 0 else x
+        return fill * sync_per_call < 1.0
 
     def _open_txg_records(self, x: float) -> float:
         """Records a txg holds at ``x`` calls/s when each sync ends before the next txg fills:
@@ -84,6 +106,7 @@ class WriteModel(PoolModel):
         # the cores: client calls plus the txg sync's per-record work, which runs in the
         # zio taskqs (80 % of the cores as threads)
         sync_cpu = records_per_call * record_cpu
+        self.sync_cpu_per_call, self.call_cpu_per_call = sync_cpu, call_cpu
         bounds["cpu"] = min(self.cores / (call_cpu + sync_cpu), self.taskq / sync_cpu)
         # the clients: each job makes one call at a time (buffered), on a core the taskq
         # threads leave free: X = min(jobs, cores − min(taskq, X · sync)) / call (fixed point)
@@ -112,7 +135,9 @@ class WriteModel(PoolModel):
             leaf_io_bytes.append(nbytes)
             # bytes per record on each leaf: the column map's share, plus the record's share
             # of the txg's indirect blocks (spread over the vdevs like the data)
-            per_record_leaf = (sum(io[2] for io in ios) + meta["asize"][i]) / width
+            # the txg's indirect blocks on the leaves: each mirror child writes them whole
+            meta_leaf = meta["asize"][i] * v.leaf_fan(self.psize)
+            per_record_leaf = (sum(io[2] for io in ios) + meta_leaf) / width
             if v.top.vdev.kind == "draid":
                 # a txg's new blocks fill a few groups in a row, each on its own D + P
                 # children: the busiest child's share, not an even spread, sets the sync.
@@ -120,7 +145,7 @@ class WriteModel(PoolModel):
                 # (dmu_tx_delay()'s delay grows without bound toward it), so a txg
                 # allocates about that much data
                 txg_space = txg.dirty_max / self.rs * v.weight * v.asize
-                per_record_leaf = (sum(io[2] for io in ios) + meta["asize"][i]) * (
+                per_record_leaf = (sum(io[2] for io in ios) + meta_leaf) * (
                     draid_write_hot_share(v.top, txg_space)
                 )
             vdev_records = leaf_bytes_per_s / per_record_leaf
