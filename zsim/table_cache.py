@@ -11,8 +11,9 @@ through JSON files named ``{kind}-{revision}-{digest}.json``:
   (:func:`source_revision`), so a change to the model's code measures anew;
 * ``digest``: a hash of the key.
 
-The cache never grows without bound. Once per process at its first store, and again each
-time the process has stored an eighth of the bound since, :func:`prune_cache` removes:
+The cache never grows without bound. At a process's first store, and again each time it
+has stored an eighth of the bound (at least 1 MiB) since, :func:`prune_cache` removes, of
+the folder's entries (no other file in it is touched):
 
 1. entries of a known kind measured on another revision of its code, and files of an older
    naming, once unused (not read or written) for :data:`STALE_AFTER` seconds — a second
@@ -24,14 +25,17 @@ A read refreshes an entry's modification time, which is what "used" means here. 
 or damaged entry is measured again; nothing else depends on a file being there.
 
 ``ZSIM_CACHE_DIR`` moves the folder (``off``: memory only); ``ZSIM_CACHE_MAX_MB`` sets the
-bound in MiB (default :data:`DEFAULT_MAX_BYTES`).
+bound in MiB (default :data:`DEFAULT_MAX_BYTES`; 0: nothing is written, what is there is
+still read).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
+import math
 import os
 import re
 import threading
@@ -54,6 +58,10 @@ STALE_AFTER = 24 * 3600.0
 PRUNE_TO = 0.75
 
 _NAME = re.compile(r"^([a-z]+)-([0-9a-f]{16})-([0-9a-f]{24})\.json$")
+#: entries of the older naming (before zsim.table_cache): device tables and scan rates at the
+#: top, stream tables under ``streams/``; nothing else in the folder is ever touched
+_OLD_NAME = re.compile(r"^(scan-)?[0-9a-f]{24}\.json$")
+_OLD_STREAMS = re.compile(r"^[0-9a-f]{24}\.json$")
 
 #: kind → the modules its entries are measured on (registered by the modules that store)
 _KINDS: dict[str, tuple[str, ...]] = {}
@@ -79,7 +87,7 @@ def max_cache_bytes() -> int:
         mib = float(env)
     except ValueError:
         mib = -1.0
-    if not mib >= 0:
+    if not (math.isfinite(mib) and mib >= 0):
         raise ZsimError(
             f"ZSIM_CACHE_MAX_MB must be a number of MiB (0 or more), not {env!r}: set it to "
             f"e.g. 512, or unset it for the default ({DEFAULT_MAX_BYTES // MiB} MiB)"
@@ -142,26 +150,28 @@ def load_entry(path: Path | None) -> Any:
         return None
     try:
         data = json.loads(path.read_text())
-        os.utime(path)
     except (OSError, ValueError):
         return None
+    # a read-only folder, or pruned meanwhile: the entry still serves
+    with contextlib.suppress(OSError):
+        os.utime(path)
     return data
 
 
 def store_entry(path: Path | None, data: Any) -> None:
     """Write an entry atomically; prune the folder when it is due (module docstring)."""
-    if path is None:
-        return
+    bound = max_cache_bytes()
+    if path is None or bound == 0:
+        return  # no disk cache (ZSIM_CACHE_DIR=off or ZSIM_CACHE_MAX_MB=0)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps(data)
         atomic_write_text(path, text)
     except OSError:
         return  # a read-only home: the in-memory caches still work
-    bound = max_cache_bytes()
     with _LOCK:
         _STATE["stored"] += len(text)
-        due = not _STATE["pruned"] or _STATE["stored"] >= bound / 8
+        due = not _STATE["pruned"] or _STATE["stored"] >= max(bound / 8, MiB)
         if due:
             _STATE["pruned"] = True
             _STATE["stored"] = 0
@@ -193,14 +203,14 @@ def prune_cache(
     now = time.time() if now is None else now
     current = {kind: source_revision(mods) for kind, mods in _KINDS.items()}
     entries = []  # (mtime, size, path, stale)
-    for path in base.rglob("*.json"):
+    for path in _entries(base):
         try:
             st = path.stat()
         except OSError:
             continue
         m = _NAME.match(path.name)
-        if m is None or path.parent != base:
-            stale = True  # an older naming or folder (streams/, scan-…): never read again
+        if m is None:
+            stale = True  # the older naming: never read again
         else:
             kind, revision = m.group(1), m.group(2)
             stale = kind in current and current[kind] != revision
@@ -224,6 +234,15 @@ def prune_cache(
                 removed_lru += 1
                 left -= size
     return PruneReport(files, total, removed_stale, removed_lru, total - left)
+
+
+def _entries(base: Path) -> list[Path]:
+    """The folder's cache entries, of either naming; any other file is left alone."""
+    found = [p for p in base.glob("*.json") if _NAME.match(p.name) or _OLD_NAME.match(p.name)]
+    streams = base / "streams"
+    if streams.is_dir():
+        found += [p for p in streams.glob("*.json") if _OLD_STREAMS.match(p.name)]
+    return found
 
 
 def _remove(path: Path) -> bool:

@@ -99,6 +99,9 @@ def test_device_tables_are_deterministic_monotone_and_cached_on_disk(tmp_path, m
 
 def test_the_disk_cache_can_be_turned_off(tmp_path, monkeypatch):
     monkeypatch.setenv("ZSIM_CACHE_DIR", "off")
+    # were "off" ignored, the tables would go to the home folder or the working directory
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(devices, "_CACHE", {})
     monkeypatch.setattr(devices, "_POINTS", {})
     flash = load_profile("wd-ultrastar-sn840-3.2tb")

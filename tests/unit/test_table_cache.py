@@ -99,23 +99,58 @@ def test_storing_prunes_once_per_process_and_again_after_an_eighth_of_the_bound(
     tmp_path, monkeypatch
 ):
     monkeypatch.setenv("ZSIM_CACHE_DIR", str(tmp_path))
-    monkeypatch.setenv("ZSIM_CACHE_MAX_MB", "0.01")  # 10485 bytes: prune every ~1.3 kB stored
+    monkeypatch.setenv("ZSIM_CACHE_MAX_MB", "8")  # a prune every 1 MiB stored
     monkeypatch.setattr(table_cache, "_STATE", {"stored": 0, "pruned": False})
     calls = []
     real = table_cache.prune_cache
     monkeypatch.setattr(table_cache, "prune_cache", lambda *a: calls.append(a) or real(*a))
-    for i in range(40):
-        store_entry(entry_path("testkind", (i,)), "y" * 500)
-    assert 10 <= len(calls) <= 20
+    for i in range(30):  # ~6.2 MB in 200 kB entries
+        store_entry(entry_path("testkind", (i,)), "y" * 200_000)
+    # the first store, then once 1 MiB more is stored (6 entries of 200 kB): stores 1, 7,
+    # 13, 19 and 25
+    assert len(calls) == 5
     total = sum(p.stat().st_size for p in tmp_path.iterdir())
-    assert total <= 10485
+    assert total <= 8 * 2**20
 
 
-@pytest.mark.parametrize("value", ["lots", "-5", "nan"])
+@pytest.mark.parametrize("value", ["lots", "-5", "nan", "inf", "1e400"])
 def test_a_bad_size_bound_names_the_setting_and_the_fix(monkeypatch, value):
     monkeypatch.setenv("ZSIM_CACHE_MAX_MB", value)
     with pytest.raises(ZsimError, match="ZSIM_CACHE_MAX_MB must be a number of MiB"):
         table_cache.max_cache_bytes()
+
+
+def test_prune_leaves_every_other_file_alone(tmp_path):
+    """The folder may be shared (ZSIM_CACHE_DIR points anywhere): only cache entries go."""
+    keep = [
+        _file(tmp_path, "results.json", 5000, 100 * STALE_AFTER),
+        _file(tmp_path, f"notes-{'0' * 24}.json", 5000, 100 * STALE_AFTER),
+    ]
+    (tmp_path / "sub").mkdir()
+    keep.append(_file(tmp_path / "sub", f"{'a' * 24}.json", 5000, 100 * STALE_AFTER))
+    old = _file(tmp_path, f"{'b' * 24}.json", 10, 2 * STALE_AFTER)
+    report = prune_cache(tmp_path, max_bytes=1, now=NOW)
+    assert report.files == 1 and not old.exists()
+    assert all(p.exists() for p in keep)
+
+
+def test_an_entry_serves_when_its_time_cannot_be_touched(tmp_path, monkeypatch):
+    monkeypatch.setenv("ZSIM_CACHE_DIR", str(tmp_path))
+    path = entry_path("testkind", ("ro",))
+    store_entry(path, {"rate": 2.0})
+
+    def refuse(*_args, **_kwargs):
+        raise PermissionError("read-only")
+
+    monkeypatch.setattr(os, "utime", refuse)
+    assert load_entry(path) == {"rate": 2.0}
+
+
+def test_a_zero_bound_writes_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("ZSIM_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("ZSIM_CACHE_MAX_MB", "0")
+    store_entry(entry_path("testkind", ("zero",)), {"rate": 1.0})
+    assert not list(tmp_path.iterdir())
 
 
 def test_the_size_bound_reads_mib(monkeypatch):

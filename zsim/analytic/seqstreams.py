@@ -406,8 +406,11 @@ register_kind(
         "hardware/hdd",
         "hardware/flash",
         "machine/resources",
+        "machine/links",
         "des/vdev",
         "layout/raidz",
+        "layout/draid",
+        "layout/alloc",
         "analytic/seqstreams",
     ),
 )

@@ -61,15 +61,18 @@ class WriteModel(PoolModel):
         ``x`` calls/s. The sync takes a call's share of taskq CPU on its threads (they run
         first, ``CpuPool``) or of the disks' time, whichever is longer; meanwhile the
         writers fill the open txg at their rate, on at most the cores the taskq threads
-        leave. When the taskq threads are what bounds the CPU, the sync cannot keep up."""
+        leave. When the taskq threads are what bounds the CPU, the sync cannot keep up. The
+        CPU per call is the last :meth:`_write_bounds` solve's (at the small txgs)."""
         call, sync = self.call_cpu_per_call, self.sync_cpu_per_call
+        if sync <= 0:
+            return True
         if self.taskq / sync <= self.cores / (call + sync):
             return False
         pool = min(
             (b for k, b in bounds.items() if k not in ("cpu", "client", "memory")),
             default=math.inf,
         )
-        sync_per_call = max(sync / self.taskq, 1.0 / pool)
+        sync_per_call = max(sync / self.taskq, 1.0 / pool if pool > 0 else math.inf)
         fill = min(x, max(0, self.cores - self.taskq) / call) if call > 0 else x
         return fill * sync_per_call < 1.0
 
@@ -78,7 +81,10 @@ class WriteModel(PoolModel):
         it closes at ``zfs_dirty_data_sync`` or at ``zfs_txg_timeout``, never past the write
         throttle's 60 % of ``zfs_dirty_data_max``."""
         txg = txg_tunables(self.sc.hardware.ram, self.version)
-        record_rate = x * max(1.0, self.bs / self.rs)
+        # records per call as _write_bounds counts them: a random call smaller than a
+        # record dirties one, a sequential one its share of one
+        records_per_call = self.bs / self.rs if not self.random or self.bs >= self.rs else 1.0
+        record_rate = x * records_per_call
         throttled = 0.6 * txg.dirty_max / self.rs
         if record_rate <= 0:
             return max(1.0, throttled)
@@ -197,11 +203,14 @@ class WriteModel(PoolModel):
     def _metadata_per_record(self, per_txg: float | None = None) -> dict[str, Any]:
         """A record's share of the indirect blocks its txg rewrites (as the DES writes them:
         every dirty record's parent at every level, ditto copies by ``redundant_metadata``):
-        allocated bytes per vdev and CPU seconds. A txg holds B = 0.6 × dirty_max of records
-        (see :meth:`_txg_cycle`); of the P parents at a level, random calls of R records each
-        dirty P · (1 − (1 − q/P)^(D/R)) distinct ones (D records per txg, q = 1 + (R − 1)/span
-        parents per call), sequential ones D / span + one per job. ``per_txg``: records per
-        txg when not that (a mixed job's smaller txgs, :mod:`zsim.analytic.mixed`)."""
+        allocated bytes per vdev (a mirror's children each write them whole,
+        :meth:`AnalyticVdev.leaf_fan`) and CPU seconds (once per block, whatever its copies).
+        Of the P parents at a level, random calls of R records each dirty
+        P · (1 − (1 − q/P)^(D/R)) distinct ones (D records per txg, q = 1 + (R − 1)/span
+        parents per call), sequential ones D / span + one per job. ``per_txg``: D; None for
+        the write throttle's steady state, 0.6 × dirty_max of records (:meth:`_txg_cycle`);
+        smaller txgs: the writes when the CPU binds and the sync keeps up (:meth:`_write`),
+        a mixed job's (:mod:`zsim.analytic.mixed`), the sync writers' (:mod:`.sync`)."""
         pool, c = self.sc.pool, self.costs
         txg = txg_tunables(self.sc.hardware.ram, self.version)
         per_txg = max(1.0, 0.6 * txg.dirty_max / self.rs if per_txg is None else per_txg)
@@ -354,7 +363,7 @@ def run_leaf_bytes(top: TopVdev, psize: int, asize: int, limit: int) -> int:
     if found is None:
         path = entry_path("runs", key)
         kept = load_entry(path)
-        if isinstance(kept, int) and kept > 0:
+        if isinstance(kept, int) and not isinstance(kept, bool) and kept > 0:
             found = kept
         else:
             found = _replay_runs(top, psize, asize, limit)
@@ -367,7 +376,16 @@ def run_leaf_bytes(top: TopVdev, psize: int, asize: int, limit: int) -> int:
 _RUN_LEAF_BYTES: dict[str, int] = {}
 # what a replay runs: the column map, the vdev's leaf I/Os and WriteRun's aggregation
 register_kind(
-    "runs", ("layout/raidz", "layout/draid", "des/vdev", "des/txg_runs", "analytic/writes")
+    "runs",
+    (
+        "layout/raidz",
+        "layout/draid",
+        "layout/alloc",
+        "layout/tree",
+        "des/vdev",
+        "des/txg_runs",
+        "analytic/writes",
+    ),
 )
 
 
