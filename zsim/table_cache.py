@@ -21,6 +21,9 @@ the folder's entries (no other file in it is touched):
 2. then, while the folder holds more than the bound, the least recently used entries, down
    to three quarters of it.
 
+The modules that measure tables call :func:`load_or_measure` (the entry, else the
+measurement, stored); they keep their own in-memory memo in front of it.
+
 A read refreshes an entry's modification time, which is what "used" means here. A removed
 or damaged entry is measured again; nothing else depends on a file being there.
 
@@ -40,15 +43,17 @@ import os
 import re
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from zsim.errors import ZsimError
 from zsim.files import atomic_write_text
 from zsim.hardware.catalog import Profile
 from zsim.units import MiB
+
+T = TypeVar("T")
 
 #: bound on the folder's size, bytes; a full test run on one revision keeps ~100 MiB
 DEFAULT_MAX_BYTES = 512 * MiB
@@ -177,6 +182,28 @@ def store_entry(path: Path | None, data: Any) -> None:
             _STATE["stored"] = 0
     if due:
         prune_cache(path.parent, bound)
+
+
+def load_or_measure(
+    kind: str,
+    key: Sequence[Any],
+    measure: Callable[[], T],
+    decode: Callable[[Any], T],
+    encode: Callable[[T], Any],
+) -> T:
+    """The entry of ``kind`` for ``key``: ``decode`` of what the disk cache holds, else
+    ``measure()``, stored as ``encode`` of it. An entry ``decode`` rejects (``KeyError``,
+    ``TypeError``, ``ValueError``: damaged, or of another shape) is measured again."""
+    path = entry_path(kind, key)
+    data = load_entry(path)
+    if data is not None:
+        try:
+            return decode(data)
+        except (KeyError, TypeError, ValueError):
+            pass  # measured again below
+    value = measure()
+    store_entry(path, encode(value))
+    return value
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from zsim.hardware.catalog import Profile
 from zsim.machine.collector import collector_paused
 from zsim.machine.resources import Device, DevIO
 from zsim.machine.resources import Path as BusPath
-from zsim.table_cache import entry_path, load_entry, profile_key, register_kind, store_entry
+from zsim.table_cache import load_or_measure, profile_key, register_kind
 
 REGION_STEP = 1 / 64
 #: completions measured per queue depth (after :data:`WARMUP` discarded)
@@ -210,16 +210,13 @@ def _point(
     point = _POINTS.get(key)
     if point is not None:
         return point
-    path = entry_path("point", key)
-    data = load_entry(path)
-    try:
-        point = (float(data["rate"]), tuple(float(t) for t in data["times"]))
-    except (TypeError, KeyError, ValueError):
-        point = None  # none kept, or a damaged entry: measured again
-    if point is None:
-        point = _closed_loop(profile, nbytes, is_write, sequential, lo, hi, k)
-        store_entry(path, {"rate": point[0], "times": list(point[1])})
-    _POINTS[key] = point
+    point = _POINTS[key] = load_or_measure(
+        "point",
+        key,
+        lambda: _closed_loop(profile, nbytes, is_write, sequential, lo, hi, k),
+        lambda d: (float(d["rate"]), tuple(float(t) for t in d["times"])),
+        lambda p: {"rate": p[0], "times": list(p[1])},
+    )
     return point
 
 

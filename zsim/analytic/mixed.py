@@ -83,7 +83,7 @@ from zsim.des.vdev import aggregation_limit
 from zsim.hardware import flash
 from zsim.machine import memory
 from zsim.result import DirectionStats
-from zsim.zfs.txg import async_write_max_active, txg_tunables
+from zsim.zfs.txg import async_write_max_active, open_txg_bytes, txg_tunables
 
 #: the most network solutions the fixed point spends
 FIXED_POINT_ITERATIONS = 40
@@ -322,8 +322,7 @@ class MixedModel(ReadModel, WriteModel):
     def _txg_bytes(self, x: float) -> float:
         """Bytes a txg holds at ``x`` calls/s: it syncs at ``zfs_dirty_data_sync`` bytes or
         after ``zfs_txg_timeout`` s, whichever comes first."""
-        rate = x * (1.0 - self.f_read) * self.rs
-        return max(float(self.rs), min(self.txg.sync_bytes, rate * self.txg.txg_timeout))
+        return max(float(self.rs), open_txg_bytes(x * (1.0 - self.f_read) * self.rs, self.txg))
 
     def _miss(self, x: float) -> float:
         """P(a read goes to the disks): not in the ARC (min(1, C/N) hits) and not a record

@@ -41,6 +41,7 @@ import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import simpy
@@ -54,7 +55,7 @@ from zsim.machine.links import bus_stages
 from zsim.machine.resources import Device, after
 from zsim.machine.resources import Path as BusPath
 from zsim.scenario import Hardware
-from zsim.table_cache import entry_path, load_entry, profile_key, register_kind, store_entry
+from zsim.table_cache import load_or_measure, profile_key, register_kind
 from zsim.zfs.version import ZfsVersion
 
 #: records measured after the warm-up, at most: a run of 4000 records' rate varies by ±3 %
@@ -136,16 +137,16 @@ def pool_table(
     )
     table = _CACHE.get(key)
     if table is None:
-        table = _load(key)
-        if table is None:
+
+        def run() -> StreamTable:
             locate = rotor_locate([(sp, a) for _, sp, a in vdevs], per_visit, bases,
                                   file_records)  # fmt: skip
             names = tuple(d for v, _, _ in vdevs for d in v.devices)
-            table = measure(profile, [(v, sp) for v, sp, _ in vdevs], ashift, psize, locate,
-                            jobs, window, version, hardware, names, _round(call_cpu),
-                            records_per_call, _round(complete), born=born)  # fmt: skip
-            _store(key, table)
-        _CACHE[key] = table
+            return measure(profile, [(v, sp) for v, sp, _ in vdevs], ashift, psize, locate,
+                           jobs, window, version, hardware, names, _round(call_cpu),
+                           records_per_call, _round(complete), born=born)  # fmt: skip
+
+        table = _CACHE[key] = load_or_measure("streams", key, run, _decode, dataclasses.asdict)
     return table
 
 
@@ -416,22 +417,14 @@ register_kind(
 )
 
 
-def _load(key: tuple) -> StreamTable | None:
-    data = load_entry(entry_path("streams", key))
-    try:
-        return StreamTable(
-            records_per_s=float(data["records_per_s"]),
-            leaf_busy=tuple(float(x) for x in data["leaf_busy"]),
-            leaf_bytes_per_record=tuple(float(x) for x in data["leaf_bytes_per_record"]),
-            leaf_ios_per_record=tuple(float(x) for x in data["leaf_ios_per_record"]),
-            record_latency=float(data["record_latency"]),
-        )
-    except (ValueError, KeyError, TypeError):
-        return None  # none kept, or a damaged entry: measured again
-
-
-def _store(key: tuple, table: StreamTable) -> None:
-    store_entry(entry_path("streams", key), dataclasses.asdict(table))
+def _decode(data: Any) -> StreamTable:
+    return StreamTable(
+        records_per_s=float(data["records_per_s"]),
+        leaf_busy=tuple(float(x) for x in data["leaf_busy"]),
+        leaf_bytes_per_record=tuple(float(x) for x in data["leaf_bytes_per_record"]),
+        leaf_ios_per_record=tuple(float(x) for x in data["leaf_ios_per_record"]),
+        record_latency=float(data["record_latency"]),
+    )
 
 
 _CACHE: dict[tuple, StreamTable] = {}

@@ -20,9 +20,9 @@ from zsim.des.vdev import TopVdev, aggregation_limit
 from zsim.layout.alloc import psize_to_asize
 from zsim.machine import memory
 from zsim.machine.costs import cpu_costs
-from zsim.table_cache import entry_path, load_entry, register_kind, store_entry
+from zsim.table_cache import load_or_measure, register_kind
 from zsim.zfs.indirect import BPS_PER_INDIRECT, INDIRECT_BYTES, indirect_block, indirect_levels
-from zsim.zfs.txg import txg_tunables
+from zsim.zfs.txg import open_txg_bytes, txg_tunables
 
 
 class WriteModel(PoolModel):
@@ -52,18 +52,18 @@ class WriteModel(PoolModel):
             if abs(following - per_txg) <= 1e-3 * per_txg:
                 break
             per_txg = following
-        if self._sync_keeps_up(x_small, small):
+        if self._sync_keeps_up(x_small, small, per_txg):
             return x_small, small
         return x, bounds
 
-    def _sync_keeps_up(self, x: float, bounds: dict[str, float]) -> bool:
+    def _sync_keeps_up(self, x: float, bounds: dict[str, float], per_txg: float) -> bool:
         """Whether a txg of ``zfs_dirty_data_sync`` bytes syncs before the next one fills, at
         ``x`` calls/s. The sync takes a call's share of taskq CPU on its threads (they run
         first, ``CpuPool``) or of the disks' time, whichever is longer; meanwhile the
         writers fill the open txg at their rate, on at most the cores the taskq threads
-        leave. When the taskq threads are what bounds the CPU, the sync cannot keep up. The
-        CPU per call is the last :meth:`_write_bounds` solve's (at the small txgs)."""
-        call, sync = self.call_cpu_per_call, self.sync_cpu_per_call
+        leave. When the taskq threads are what bounds the CPU, the sync cannot keep up.
+        ``bounds``: :meth:`_write_bounds` at txgs of ``per_txg`` records."""
+        call, sync, _ = self._cpu_per_call(per_txg)
         if sync <= 0:
             return True
         if self.taskq / sync <= self.cores / (call + sync):
@@ -81,38 +81,40 @@ class WriteModel(PoolModel):
         it closes at ``zfs_dirty_data_sync`` or at ``zfs_txg_timeout``, never past the write
         throttle's 60 % of ``zfs_dirty_data_max``."""
         txg = txg_tunables(self.sc.hardware.ram, self.version)
-        # records per call as _write_bounds counts them: a random call smaller than a
-        # record dirties one, a sequential one its share of one
-        records_per_call = self.bs / self.rs if not self.random or self.bs >= self.rs else 1.0
-        record_rate = x * records_per_call
-        throttled = 0.6 * txg.dirty_max / self.rs
-        if record_rate <= 0:
-            return max(1.0, throttled)
-        period = min(txg.txg_timeout, txg.sync_bytes / (record_rate * self.rs))
-        return max(1.0, min(throttled, record_rate * period))
+        closed = open_txg_bytes(x * self._records_per_call() * self.rs, txg) / self.rs
+        return max(1.0, min(0.6 * txg.dirty_max / self.rs, closed))
 
-    def _write_bounds(self, per_txg: float | None) -> tuple[float, dict[str, float]]:
-        """Calls/s and each bound's calls/s with txgs of ``per_txg`` records (None: the write
-        throttle's steady state, :meth:`_metadata_per_record`)."""
+    def _records_per_call(self) -> float:
+        """Records a call dirties: a random call smaller than a record one, else its bytes'
+        share of records."""
+        return self.bs / self.rs if not self.random or self.bs >= self.rs else 1.0
+
+    def _cpu_per_call(self, per_txg: float | None) -> tuple[float, float, dict[str, Any]]:
+        """(a call's own CPU s, the taskq CPU s its records cost the txg sync, the records'
+        share of the indirect blocks) with txgs of ``per_txg`` records."""
         c = self.costs
-        rs, bs = self.rs, self.bs
-        records_per_call = bs / rs if not self.random or bs >= rs else 1.0
-        if bs >= rs:
-            records_per_call = bs / rs
+        bs = self.bs
         call_cpu = c.syscall + (
             bs * c.direct_verify_per_byte if self.direct else bs * (c.copy_per_byte
                                                                      + c.cache_pages_per_byte)
         )  # fmt: skip
         parity = any(v.top.vdev.kind in ("raidz", "draid") for v in self.vdevs)
         children = max(len(v.top.leaf_ios(0, self.psize, True)) for v in self.vdevs)
-        record_cpu = c.write_record(rs, self.psize, parity) + children * c.leaf_io
+        record_cpu = c.write_record(self.rs, self.psize, parity) + children * c.leaf_io
         meta = self._metadata_per_record(per_txg)
         record_cpu += meta["cpu"]
-        bounds: dict[str, float] = {}
+        return call_cpu, self._records_per_call() * record_cpu, meta
+
+    def _write_bounds(self, per_txg: float | None) -> tuple[float, dict[str, float]]:
+        """Calls/s and each bound's calls/s with txgs of ``per_txg`` records (None: the write
+        throttle's steady state, :meth:`_metadata_per_record`)."""
+        rs, bs = self.rs, self.bs
+        records_per_call = self._records_per_call()
+        parity = any(v.top.vdev.kind in ("raidz", "draid") for v in self.vdevs)
         # the cores: client calls plus the txg sync's per-record work, which runs in the
         # zio taskqs (80 % of the cores as threads)
-        sync_cpu = records_per_call * record_cpu
-        self.sync_cpu_per_call, self.call_cpu_per_call = sync_cpu, call_cpu
+        call_cpu, sync_cpu, meta = self._cpu_per_call(per_txg)
+        bounds: dict[str, float] = {}
         bounds["cpu"] = min(self.cores / (call_cpu + sync_cpu), self.taskq / sync_cpu)
         # the clients: each job makes one call at a time (buffered), on a core the taskq
         # threads leave free: X = min(jobs, cores − min(taskq, X · sync)) / call (fixed point)
@@ -361,15 +363,17 @@ def run_leaf_bytes(top: TopVdev, psize: int, asize: int, limit: int) -> int:
     memo = repr(key)
     found = _RUN_LEAF_BYTES.get(memo)
     if found is None:
-        path = entry_path("runs", key)
-        kept = load_entry(path)
-        if isinstance(kept, int) and not isinstance(kept, bool) and kept > 0:
-            found = kept
-        else:
-            found = _replay_runs(top, psize, asize, limit)
-            store_entry(path, found)
-        _RUN_LEAF_BYTES[memo] = found
+        found = _RUN_LEAF_BYTES[memo] = load_or_measure(
+            "runs", key, lambda: _replay_runs(top, psize, asize, limit), _leaf_bytes, int
+        )
     return found
+
+
+def _leaf_bytes(kept: Any) -> int:
+    """A kept :func:`run_leaf_bytes`: a positive whole number of bytes."""
+    if isinstance(kept, bool) or not isinstance(kept, int) or kept <= 0:
+        raise ValueError(f"not a leaf write size: {kept!r}")
+    return kept
 
 
 #: :func:`run_leaf_bytes` by vdev shape, record and aggregation limit

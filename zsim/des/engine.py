@@ -288,7 +288,7 @@ class Engine:
         be simulated as one: the calls that fill one record share their fate (same CPU
         core, same dirty record, no read), so one CPU job and one admission stand for all of
         them; their completions are spread over the batch exactly as one by one."""
-        rs = self.sc.pool.recordsize
+        rs = self.recordsize
         if is_read or self.random or job.slots != 1 or self.zil is not None:
             return 1
         if rs % self.bs or offset % rs or self.zfs.throttled:
@@ -332,7 +332,7 @@ class Engine:
         self, job: Job, issued: float, offset: int, work: float, n: int, traffic: float
     ) -> None:
         self.client_cpu += work * n
-        key = (job.index, (offset // self.sc.pool.recordsize) % self.file_records)
+        key = (job.index, (offset // self.recordsize) % self.file_records)
         first = self._hole(*key)
         if first:
             self.written.add(key)
@@ -429,7 +429,7 @@ class Engine:
         fsync=N commits every N-th write's job (fio counts the fsync apart from the write)."""
         zil = self.zil
         assert zil is not None
-        rs = self.sc.pool.recordsize
+        rs = self.recordsize
         end = offset + self.bs
         for key in keys:
             start = key[1] * rs

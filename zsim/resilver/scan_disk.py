@@ -17,7 +17,6 @@ of the device model's source, so processes share them.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import simpy
@@ -28,7 +27,7 @@ from zsim.hardware.catalog import Profile
 from zsim.machine.collector import collector_paused
 from zsim.machine.resources import Device, DevIO
 from zsim.machine.resources import Path as BusPath
-from zsim.table_cache import entry_path, load_entry, profile_key, register_kind, store_entry
+from zsim.table_cache import load_or_measure, profile_key, register_kind
 
 #: completions measured (after :data:`WARMUP`), as the analytic device tables
 COMPLETIONS = 300
@@ -68,24 +67,17 @@ def ascending_rate(
     key = (profile_key(profile), int(nbytes), gap_q, lo_q, int(k), bool(is_write))
     rate = _CACHE.get(key)
     if rate is None:
-        path = entry_path("scan", key)
-        rate = _load(path)
-        if rate is None:
-            rate = _closed_loop(profile, int(nbytes), gap_q, lo_q, max(1, int(k)), is_write)
-            store_entry(path, {"rate": rate})
-        _CACHE[key] = rate
+        rate = _CACHE[key] = load_or_measure(
+            "scan",
+            key,
+            lambda: _closed_loop(profile, int(nbytes), gap_q, lo_q, max(1, int(k)), is_write),
+            lambda d: float(d["rate"]),
+            lambda r: {"rate": r},
+        )
     return rate
 
 
 register_kind("scan", ("hardware/hdd", "hardware/flash", "machine/resources", "resilver/scan_disk"))
-
-
-def _load(path: Path | None) -> float | None:
-    data = load_entry(path)
-    try:
-        return float(data["rate"])
-    except (ValueError, KeyError, TypeError):
-        return None  # none kept, or a damaged entry: measured again
 
 
 def _closed_loop(

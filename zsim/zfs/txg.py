@@ -45,6 +45,13 @@ def throttle_delay(dirty: int, t: TxgTunables) -> float:
     return min(t.delay_max, t.delay_scale * (dirty - low) / (t.dirty_max - dirty))
 
 
+def open_txg_bytes(write_bytes_per_s: float, t: TxgTunables) -> float:
+    """Bytes a txg holds when it closes at ``zfs_dirty_data_sync`` (``sync_bytes``) or after
+    ``zfs_txg_timeout``, whichever comes first (``txg_sync_thread()``; the DES's
+    ``ZfsModel._admit`` and ``_timer``), the writers dirtying ``write_bytes_per_s``."""
+    return min(t.sync_bytes, write_bytes_per_s * t.txg_timeout)
+
+
 def async_write_max_active(dirty: int, t: TxgTunables, lo: int = 2, hi: int = 10) -> int:
     """Async writes allowed per leaf: 2 below 30 % dirty, 10 above 60 %, linear between
     (``vdev_queue_max_async_writes()``)."""
