@@ -15,7 +15,8 @@ from zsim.analytic.seqread import (
     limit_of,
     prefetch_window,
 )
-from zsim.analytic.validity import validity
+from zsim.analytic.seqstreams import MEASURED_RECORDS
+from zsim.analytic.validity import MIN_DRAID_GROUPS, draid_groups_measured, validity
 from zsim.des.engine import Engine
 from zsim.machine.run_control import RunControl
 from zsim.scenario import apply_overrides, scenario_from_dict
@@ -163,12 +164,25 @@ def test_the_engine_answers_the_media_preset_shape_as_a_disk_bound_job(tmp_path,
         (("workload.size=1GiB",), "files the ARC holds whole"),
         (("workload.direct=true",), "O_DIRECT sequential reads"),
         (("pool.primarycache=metadata",), "primarycache=metadata"),
-        (("pool.layout=draid2:4d:1s:8c",), "dRAID sequential reads"),
+        (("pool.layout=draid2:4d:1s:8c", "pool.recordsize=128K"), "dRAID sequential reads"),
         (("hardware.ram=2GiB", "workload.numjobs=16"), "fill half the ARC"),
     ],
 )
 def test_sequential_reads_it_cannot_model_are_declined(overrides, words):
     assert words in (validity(_scenario(*overrides)) or "")
+
+
+def test_draid_sequential_reads_are_answered_where_the_table_crosses_enough_groups():
+    # draid2:4d: groups of 6 children × 16 MiB = 96 MiB of the vdev. 1M records allocate
+    # 6 columns of 256 KiB (1.5 MiB): 4000 records cross 62.5 groups; 128K records 192 KiB
+    # each: 7.8 groups, too few for one table to stand for the file
+    assert draid_groups_measured(MiB, 12, 4, 2) == pytest.approx(MEASURED_RECORDS * 1.5 / 96)
+    assert draid_groups_measured(128 * KiB, 12, 4, 2) < MIN_DRAID_GROUPS
+    assert validity(_scenario("pool.layout=draid2:4d:1s:8c")) is None
+    # the allocated size fills the rows: 1M is 256 sectors, 86 rows of 3 data + 1 parity
+    assert draid_groups_measured(MiB, 12, 3, 1) == pytest.approx(
+        MEASURED_RECORDS * 4 * 86 * 4096 / (4 * 16 * MiB)
+    )
 
 
 def test_a_window_shorter_than_the_rotor_round_still_keeps_every_disk_busy(monkeypatch):

@@ -49,8 +49,9 @@ pytestmark = pytest.mark.slow
 
 # 90 here (the first 90 of the 110 drawn before, to keep CI under 25 minutes: 32 streaming
 # writes, 28 random reads, 30 random writes, of which 29, 25 and 23 answered by the analytic
-# engine) and 164 more in the per-class tests (dRAID, randrw, sequential reads, sync writes,
-# degraded pools, cache and special vdevs 20 each, read-modify-writes 24): 254 draws in all,
+# engine) and 194 more in the per-class tests (dRAID, randrw, sequential reads, sync writes,
+# degraded pools, cache and special vdevs 20 each, read-modify-writes 24, dRAID sequential
+# reads 30): 284 draws in all,
 # each class at least 20
 DRAWS = int(os.environ.get("ZSIM_AGREEMENT_DRAWS", "90"))
 BATCH = 20  # draws evaluated at once, one DES run per core in parallel (at least two)
