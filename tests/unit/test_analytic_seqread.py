@@ -15,9 +15,17 @@ from zsim.analytic.seqread import (
     limit_of,
     prefetch_window,
 )
-from zsim.analytic.seqstreams import MEASURED_RECORDS
-from zsim.analytic.validity import MIN_DRAID_GROUPS, draid_groups_measured, validity
+from zsim.analytic.seqstreams import (
+    MAX_DRAID_RECORDS,
+    MEASURED_RECORDS,
+    MIN_DRAID_DISK_BYTES,
+    MIN_DRAID_GROUPS,
+    draid_groups,
+    draid_records,
+)
+from zsim.analytic.validity import validity
 from zsim.des.engine import Engine
+from zsim.layout import parse_layout
 from zsim.machine.run_control import RunControl
 from zsim.scenario import apply_overrides, scenario_from_dict
 from zsim.units import KiB, MiB
@@ -164,7 +172,7 @@ def test_the_engine_answers_the_media_preset_shape_as_a_disk_bound_job(tmp_path,
         (("workload.size=1GiB",), "files the ARC holds whole"),
         (("workload.direct=true",), "O_DIRECT sequential reads"),
         (("pool.primarycache=metadata",), "primarycache=metadata"),
-        (("pool.layout=draid2:4d:1s:8c", "pool.recordsize=128K"), "dRAID sequential reads"),
+        (("pool.layout=draid2:8d:1s:24c", "pool.recordsize=128K"), "dRAID sequential reads"),
         (("hardware.ram=2GiB", "workload.numjobs=16"), "fill half the ARC"),
     ],
 )
@@ -172,17 +180,34 @@ def test_sequential_reads_it_cannot_model_are_declined(overrides, words):
     assert words in (validity(_scenario(*overrides)) or "")
 
 
-def test_draid_sequential_reads_are_answered_where_the_table_crosses_enough_groups():
+def test_a_draid_table_measures_enough_records_to_cross_its_groups():
     # draid2:4d: groups of 6 children × 16 MiB = 96 MiB of the vdev. 1M records allocate
-    # 6 columns of 256 KiB (1.5 MiB): 4000 records cross 62.5 groups; 128K records 192 KiB
-    # each: 7.8 groups, too few for one table to stand for the file
-    assert draid_groups_measured(MiB, 12, 4, 2) == pytest.approx(MEASURED_RECORDS * 1.5 / 96)
-    assert draid_groups_measured(128 * KiB, 12, 4, 2) < MIN_DRAID_GROUPS
+    # 6 columns of 256 KiB (1.5 MiB): 64 records a group
+    assert draid_groups(4000, MiB, 12, 4, 2) == pytest.approx(4000 * 1.5 / 96)
+    one = parse_layout("draid2:4d:1s:8c").data_vdevs
+    # one stream crosses 20 groups within the usual sample; 4 streams need 4 × 20 × 64
+    assert draid_records(MiB, 12, one, 1) == MEASURED_RECORDS
+    assert draid_records(MiB, 12, one, 4) == 4 * MIN_DRAID_GROUPS * 64 == 5120
     assert validity(_scenario("pool.layout=draid2:4d:1s:8c")) is None
     # the allocated size fills the rows: 1M is 256 sectors, 86 rows of 3 data + 1 parity
-    assert draid_groups_measured(MiB, 12, 3, 1) == pytest.approx(
-        MEASURED_RECORDS * 4 * 86 * 4096 / (4 * 16 * MiB)
-    )
+    assert draid_groups(1, MiB, 12, 3, 1) == pytest.approx(4 * 86 * 4096 / (4 * 16 * MiB))
+    # records go round the vdevs: each of two takes half of each stream's
+    two = parse_layout("2x draid2:4d:1s:8c").data_vdevs
+    assert draid_records(MiB, 12, two, 4) == 2 * 5120
+    # no dRAID, no longer sample
+    assert draid_records(4096, 12, parse_layout("raidz2 8").data_vdevs, 8) == MEASURED_RECORDS
+
+
+def test_draid_reads_of_small_columns_or_needing_too_long_a_sample_are_declined():
+    # 128K records over 8 data disks: 16 KiB per disk, under the 80 KiB the engines agree on
+    sc = _scenario("pool.layout=draid2:8d:1s:24c", "pool.recordsize=128K")
+    assert 128 * KiB // 8 < MIN_DRAID_DISK_BYTES
+    assert "16384 B of a record per data disk" in (validity(sc) or "")
+    # 1M over 4 data disks, but 16 streams: 16 × 20 × 64 = 20,480 records
+    sc = _scenario("pool.layout=draid2:4d:1s:8c", "workload.numjobs=16", "hardware.ram=64GiB")
+    needed = draid_records(MiB, 12, sc.layout_tree().data_vdevs, 16)
+    assert needed == 16 * 20 * 64 > MAX_DRAID_RECORDS
+    assert f"need {needed} records for each of the 16 streams" in (validity(sc) or "")
 
 
 def test_a_window_shorter_than_the_rotor_round_still_keeps_every_disk_busy(monkeypatch):

@@ -36,7 +36,7 @@ import math
 from dataclasses import dataclass
 
 from zsim.analytic.demands import AnalyticVdev, PoolModel
-from zsim.analytic.seqstreams import StreamTable, pool_table
+from zsim.analytic.seqstreams import StreamTable, draid_records, pool_table
 from zsim.analytic.writes import client_bound
 from zsim.machine import memory
 from zsim.result import DirectionStats
@@ -306,4 +306,7 @@ class SeqReadModel(PoolModel):
             per_call,
             record,
             tuple(v.top.born for v in self.vdevs),
+            draid_records(
+                self.psize, self.sc.pool.ashift, [v.top.vdev for v in self.vdevs], self.njobs
+            ),
         )

@@ -6,10 +6,14 @@ cannot model.
 
 from __future__ import annotations
 
-from zsim.analytic.seqstreams import MEASURED_RECORDS
+from zsim.analytic.seqstreams import (
+    MAX_DRAID_RECORDS,
+    MIN_DRAID_DISK_BYTES,
+    MIN_DRAID_GROUPS,
+    draid_records,
+)
 from zsim.analytic.sync_range import sync_validity, sync_writes
 from zsim.errors import ZsimError
-from zsim.layout.draid import DRAID_ROWHEIGHT, draid_asize
 from zsim.layout.tree import ZfsLayout
 from zsim.scenario import Scenario
 from zsim.zfs.arc import arc_data_bytes, zfetch_max_distance
@@ -175,45 +179,33 @@ def direct_io(sc: Scenario) -> bool:
     ) and version.at_least(2, 3)
 
 
-#: dRAID groups a stream table's sample must cross before its rate stands for a whole file.
-#: From the agreement of 44 dRAID sequential-read draws with the DES (2026-11-28): every
-#: draw whose table crossed ≥ 21 groups agreed (−13 … +12 %); at 15.6 groups 2 of 5 missed
-#: (−21 %, and a limit), at ≤ 7.8 groups 4 of 6 missed (−20 … +38 %) or left the DES short
-#: of its CI. The DES's own rate moves along such files: on a draid2:2d:6c:2s of 128K
-#: records it read 426 MB/s over 10 s, 518 MB/s over 30 s and 541 MB/s over 90 s.
-MIN_DRAID_GROUPS = 20
-
-
-def draid_groups_measured(psize: int, ashift: int, ndata: int, parity: int) -> float:
-    """dRAID groups (``vdc_groupsz`` = (D+P) × 16 MiB of the vdev's space each, one group's
-    children carrying the stream meanwhile: :func:`zsim.layout.draid.draid_columns`) that
-    a stream table's sample of up to :data:`~zsim.analytic.seqstreams.MEASURED_RECORDS`
-    records spans."""
-    asize = draid_asize(psize, ashift, ndata, parity)
-    return MEASURED_RECORDS * asize / ((ndata + parity) * DRAID_ROWHEIGHT)
-
-
 def _sequential_read_reason(sc: Scenario) -> str | None:
     """Why the sequential-read model (:mod:`zsim.analytic.seqread`) cannot answer ``sc``."""
     pool, w = sc.pool, sc.workload
     layout = sc.layout_tree()
-    if isinstance(layout, ZfsLayout):
+    if isinstance(layout, ZfsLayout) and any(v.kind == "draid" for v in layout.data_vdevs):
         ratio = pool.compress_ratio if pool.compression != "off" else 1.0
         psize = compressed_psize(pool.recordsize, ratio, pool.ashift)
-        for v in layout.data_vdevs:
-            if v.kind != "draid":
-                continue
-            groups = draid_groups_measured(psize, pool.ashift, v.ndata, v.parity)
-            if groups < MIN_DRAID_GROUPS:
-                return (
-                    f"dRAID sequential reads of {pool.recordsize} B records: a stream reads "
-                    f"one group's D+P children for each {v.ndata + v.parity} × 16 MiB of the "
-                    f"vdev, so the busiest disk, and the rate with it, changes along the file; "
-                    f"the stream table's sample (up to {MEASURED_RECORDS} records) crosses "
-                    f"{groups:.1f} groups (at least {MIN_DRAID_GROUPS} needed to stand for the "
-                    f"file); modelled by "
-                    f"the DES only (larger records are in range)"
-                )
+        least = min(v.ndata for v in layout.data_vdevs if v.kind == "draid")
+        if psize // least < MIN_DRAID_DISK_BYTES:
+            return (
+                f"dRAID sequential reads of {psize // least} B of a record per data disk "
+                f"(under {MIN_DRAID_DISK_BYTES // 1024} KiB: {pool.recordsize} B records over "
+                f"{least} data disks) are modelled by the DES only: there the two engines "
+                f"were seen to differ by −20 … +51 % and the DES to move along the file "
+                f"(larger records or fewer data disks per group are in range)"
+            )
+        needed = draid_records(psize, pool.ashift, layout.data_vdevs, w.numjobs)
+        if needed > MAX_DRAID_RECORDS:
+            return (
+                f"dRAID sequential reads of {pool.recordsize} B records: a stream reads one "
+                f"group's D+P children for each (D+P) × 16 MiB of the vdev, so the busiest "
+                f"disk, and the rate with it, changes along the file; a stream table would "
+                f"need {needed} records for each of the {w.numjobs} streams to cross "
+                f"{MIN_DRAID_GROUPS} groups of each dRAID vdev (it measures at most "
+                f"{MAX_DRAID_RECORDS}); modelled by the DES only (fewer jobs or larger "
+                f"records are in range)"
+            )
     if direct_io(sc):
         return (
             "O_DIRECT sequential reads (prefetched records not kept in the ARC, so a demand "
