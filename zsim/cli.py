@@ -10,6 +10,7 @@ Exit codes: 0 success; 2 bad input (one line on stderr, no traceback); 1 an inte
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import math
 import os
@@ -18,7 +19,6 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from zsim.capacity import PARTITIONINGS
-from zsim.commands import calibrate, capacity, catalog, grow, simulate, sweep
 from zsim.errors import ZsimError
 from zsim.sweep.layouts import RAIDZ_MAX_WIDTH
 from zsim.table_cache import max_cache_bytes
@@ -425,18 +425,30 @@ def _sweep_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the JSON document")
 
 
-_COMMANDS: dict[str, Callable[[argparse.Namespace], tuple[Any, str]]] = {
-    "capacity": capacity.cmd_capacity,
-    "calibrate": calibrate.cmd_calibrate,
-    "simulate": simulate.cmd_simulate,
-    "resilver": simulate.cmd_resilver,
-    "grow": grow.cmd_grow,
-    "validate": calibrate.cmd_validate,
-    "layout": catalog.cmd_layout,
-    "models": catalog.cmd_models,
-    "sweep": sweep.cmd_sweep,
-    "recommend": sweep.cmd_recommend,
+#: each command's handler as (module in :mod:`zsim.commands`, function), imported when that
+#: command runs: calibration and validation pull in scipy.optimize (~0.3 s), which
+#: ``zsim capacity`` and the sweep's worker processes (they start by importing this module)
+#: need not pay
+_COMMANDS: dict[str, tuple[str, str]] = {
+    "capacity": ("capacity", "cmd_capacity"),
+    "calibrate": ("calibrate", "cmd_calibrate"),
+    "simulate": ("simulate", "cmd_simulate"),
+    "resilver": ("simulate", "cmd_resilver"),
+    "grow": ("grow", "cmd_grow"),
+    "validate": ("calibrate", "cmd_validate"),
+    "layout": ("catalog", "cmd_layout"),
+    "models": ("catalog", "cmd_models"),
+    "sweep": ("sweep", "cmd_sweep"),
+    "recommend": ("sweep", "cmd_recommend"),
 }
+
+
+def _handler(command: str) -> Callable[[argparse.Namespace], tuple[Any, str]]:
+    module, function = _COMMANDS[command]
+    handler: Callable[[argparse.Namespace], tuple[Any, str]] = getattr(
+        importlib.import_module(f"zsim.commands.{module}"), function
+    )
+    return handler
 
 
 def _join_negative_values(argv: Sequence[str]) -> list[str]:
@@ -465,7 +477,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return 2
         max_cache_bytes()  # a bad ZSIM_CACHE_MAX_MB is named before any work starts
-        data, text = _COMMANDS[args.command](args)
+        data, text = _handler(args.command)(args)
         out = json.dumps(data, indent=2, allow_nan=False) if args.json else text
         sys.stdout.write(out + "\n")
         return 0

@@ -1,12 +1,12 @@
-"""The on-disk cache of measured tables (the analytic engine's device points and stream
-tables, the resilver's scan rates): where it lives, how an entry is named, and the bound on
-its size.
+"""The on-disk cache of measured tables (the analytic engine's device points, stream tables
+and run replays, the resilver's scan rates, the HDD seek curves' fitted joints): where it
+lives, how an entry is named, and the bound on its size.
 
 Each entry is a deterministic (seeded) function of its key and of the model code it was
 measured on, so processes (sweep workers, Dask workers, the app, the tests) share entries
 through JSON files named ``{kind}-{revision}-{digest}.json``:
 
-* ``kind``: which table (``point``, ``streams``, ``scan``);
+* ``kind``: which table (``point``, ``streams``, ``runs``, ``scan``, ``seek``);
 * ``revision``: a hash of the source of the modules the measurement runs
   (:func:`source_revision`), so a change to the model's code measures anew;
 * ``digest``: a hash of the key.

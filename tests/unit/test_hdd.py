@@ -79,6 +79,25 @@ def test_seek_curve_is_monotone_continuous_and_zero_at_zero(lo, avg, hi):
     assert curve.b / (2 * math.sqrt(curve.x0)) == pytest.approx(curve.e, rel=1e-9)
 
 
+def test_the_seek_fit_is_kept_on_disk_and_read_back_exactly(tmp_path, monkeypatch):
+    from zsim.hardware.hdd import seek
+
+    figures = (0.8e-3, 8.5e-3, 17.0e-3)
+    monkeypatch.setenv("ZSIM_CACHE_DIR", "off")
+    seek._joint.cache_clear()
+    searched = fit_seek_curve(*figures)
+    monkeypatch.setenv("ZSIM_CACHE_DIR", str(tmp_path))
+    seek._joint.cache_clear()
+    assert fit_seek_curve(*figures) == searched  # measured, then stored
+    (entry,) = tmp_path.glob("seek-*.json")
+    seek._joint.cache_clear()
+    assert fit_seek_curve(*figures) == searched  # read back: the same float
+    entry.write_text('"damaged"')
+    seek._joint.cache_clear()
+    assert fit_seek_curve(*figures) == searched  # searched again
+    seek._joint.cache_clear()
+
+
 def test_seek_fit_refuses_an_average_no_concave_curve_reaches():
     with pytest.raises(ZsimError, match="does not fit"):
         fit_seek_curve(0.5e-3, 12e-3, 17e-3)  # above min + 8/15 (max − min) ≈ 9.3 ms

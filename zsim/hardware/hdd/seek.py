@@ -5,6 +5,7 @@ once it coasts).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import overload
@@ -12,6 +13,7 @@ from typing import overload
 import numpy as np
 
 from zsim.errors import ZsimError
+from zsim.table_cache import load_or_measure, register_kind
 
 DEFAULT_CYLINDERS = 500_000
 """Cylinders (tracks per surface), used only to place the minimum seek at distance 1/ncyl. A
@@ -96,8 +98,6 @@ def fit_seek_curve(
     (x0 → 0, a straight line) to min + 8/15·(max − min) (x0 = 1, pure √): an average outside
     that range cannot come from a concave curve and is refused.
     """
-    from scipy.optimize import brentq  # fit time only
-
     if ncyl < 2:
         raise ZsimError(f"a disk needs at least 2 cylinders, not {ncyl}")
     if not 0.0 <= min_seek <= avg_seek <= max_seek:
@@ -122,8 +122,29 @@ def fit_seek_curve(
         )
     if g_hi == 0.0:
         return _curve_for(1.0, min_seek, max_seek, ncyl)
-    x0 = brentq(gap, lo, 1.0, xtol=1e-14, rtol=1e-12)
-    return _curve_for(float(x0), min_seek, max_seek, ncyl)
+    return _curve_for(_joint(min_seek, avg_seek, max_seek, ncyl), min_seek, max_seek, ncyl)
+
+
+register_kind("seek", ("hardware/hdd/seek",))
+
+
+@functools.lru_cache(maxsize=256)
+def _joint(min_seek: float, avg_seek: float, max_seek: float, ncyl: int) -> float:
+    """The x0 at which the fitted curve's mean seek equals ``avg_seek`` (a bracketing root
+    search; :func:`fit_seek_curve` has checked the bracket), kept in memory and in the disk
+    cache beside the device tables: importing scipy.optimize for the search costs a process
+    ~0.25 s, more than a warm sweep's worker spends on its points."""
+
+    def gap(x0: float) -> float:
+        return seek_mean(_curve_for(x0, min_seek, max_seek, ncyl)) - avg_seek
+
+    def search() -> float:
+        from scipy.optimize import brentq  # fit time only
+
+        return float(brentq(gap, 1.0 / ncyl, 1.0, xtol=1e-14, rtol=1e-12))
+
+    key = (min_seek, avg_seek, max_seek, ncyl)
+    return load_or_measure("seek", key, search, float, float)
 
 
 def shift_curve(curve: SeekCurve, delta: float) -> SeekCurve:
