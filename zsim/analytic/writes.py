@@ -10,6 +10,7 @@ pool waits for).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from zsim.analytic import devices
@@ -177,6 +178,22 @@ class WriteModel(PoolModel):
         )
         per_call = call_traffic + records_per_call * (write_traffic + device_bytes)
         bounds["memory"] = self.mem_bw / per_call
+        # each call's copy runs slower while the bus is asked for more than it moves
+        bounds["client"] = stretched_client_bound(
+            bounds["client"],
+            lambda stretch: client_bound(
+                self.clients, self.cores, self.taskq, call_cpu * stretch, sync_cpu
+            ),
+            lambda x: memory_stretch(
+                x,
+                self.clients,
+                (call_cpu, call_traffic),
+                (sync_cpu, records_per_call * write_traffic),
+                records_per_call * device_bytes,
+                self.taskq,
+                self.mem_bw,
+            ),
+        )
         leaf_load: dict[str, tuple[float, float]] = {}
         for v, nbytes in zip(self.vdevs, leaf_io_bytes, strict=True):
             ios = v.top.leaf_ios(0, self.psize, True)
@@ -345,6 +362,62 @@ def client_bound(clients: int, cores: int, taskq: int, call: float, sync: float)
     for _ in range(60):
         mid = (lo + hi) / 2
         if room(mid) >= 0:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def memory_stretch(
+    x: float,
+    clients: int,
+    call: tuple[float, float],
+    sync: tuple[float, float],
+    dma: float,
+    taskq: int,
+    rate: float,
+) -> float:
+    """How much longer a client's call runs at ``x`` calls/s than its CPU alone, as the
+    DES's :class:`~zsim.machine.resources.MemoryBus` stretches it: a CPU job moving ``b``
+    bytes in ``s`` seconds runs alone × max(1, load ÷ ``rate``), alone = max(s, b ÷ rate),
+    load = what the running jobs ask of the bus (bytes over alone each), its own ask and the
+    devices' recent DMA (``MemoryBus.start``).
+
+    ``call``, ``sync``: (CPU seconds, bus bytes) of a call and of the txg's record pipeline
+    per call (compress, checksum, parity in the taskq threads); ``dma``: device bytes per
+    call. The txg's records become runnable together when its sync starts, so the taskq
+    threads work in bursts, all ``taskq`` of them asking at once; between bursts the bus
+    carries the other clients' copies and the DMA. Two states, in the share of time the
+    threads' work at the burst's own pace fills: the call's stretch is their mean."""
+    call_cpu, call_bytes = call
+    sync_cpu, sync_bytes = sync
+    if call_bytes <= 0 or rate <= 0 or call_cpu <= 0:
+        return 1.0
+    alone = max(call_cpu, call_bytes / rate)
+    quiet = call_bytes / alone + x * dma + x * call_bytes * (clients - 1) / max(1, clients)
+    if sync_cpu <= 0 or sync_bytes <= 0 or taskq <= 0:
+        return alone / call_cpu * max(1.0, quiet / rate)
+    thread_ask = min(rate, sync_bytes / sync_cpu)
+    burst = quiet + taskq * thread_ask
+    share = min(1.0, x * sync_cpu * max(1.0, burst / rate) / taskq)
+    mean = share * max(1.0, burst / rate) + (1.0 - share) * max(1.0, quiet / rate)
+    return alone / call_cpu * mean
+
+
+def stretched_client_bound(
+    plain: float, bound: Callable[[float], float], stretch: Callable[[float], float]
+) -> float:
+    """The calls/s x with x = ``bound(stretch(x))``: the clients' bound with each call
+    lengthened by ``stretch`` at the rate it reaches (``plain``: the bound unstretched, an
+    upper end; the stretch grows with x, so the bound falls with it), by bisection."""
+    if not math.isfinite(plain) or plain <= 0:
+        return plain
+    if bound(stretch(plain)) >= plain:
+        return plain
+    lo, hi = 0.0, plain
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if bound(stretch(mid)) >= mid:
             lo = mid
         else:
             hi = mid
