@@ -28,18 +28,22 @@ def test_a_call_faster_than_the_bus_runs_at_the_bus_rate():
 def test_the_taskq_bursts_stretch_the_calls_for_their_share_of_the_time():
     # 12 threads each asking 7 GB/s (3 MB in 430 µs) while two clients copy 2 MB per call
     # in 170 µs and the devices take 1 MB per call by DMA, at 10,000 calls/s
-    call, sync, dma, x = (170e-6, 2e6), (430e-6, 3e6), 1e6, 1e4
-    quiet = 2e6 / 170e-6 + x * dma + x * 2e6 / 2
-    burst = quiet + 12 * 3e6 / 430e-6
-    share = x * 430e-6 * (burst / 80e9) / 12
-    expected = share * burst / 80e9 + (1 - share) * max(1.0, quiet / 80e9)
-    got = memory_stretch(x, 2, call, sync, dma, 12, 80 * GB)
-    assert got == pytest.approx(expected)
-    assert 1.0 < got < burst / 80e9
+    call, records, dma, x, rate = (170e-6, 2e6), (430e-6, 3e6), 1e6, 1e4, 80 * GB
+    mean = 1.0
+    for _ in range(200):  # the other client's calls last `mean` times longer too
+        quiet = 2e6 / 170e-6 + x * dma + x * 2e6 / 2 * mean
+        burst = quiet + 12 * 3e6 / 430e-6
+        share = x * 430e-6 * (burst / rate) / 12
+        mean = share * burst / rate + (1 - share) * max(1.0, quiet / rate)
+    got = memory_stretch(x, 2, call, records, dma, 12, rate)
+    assert got == pytest.approx(mean)
+    assert 1.0 < got < burst / rate
     # a wider bus: no stretch at all
-    assert memory_stretch(x, 2, call, sync, dma, 12, 1000 * GB) == 1.0
+    assert memory_stretch(x, 2, call, records, dma, 12, 1000 * GB) == 1.0
     # the stretch grows with the rate
-    assert memory_stretch(2 * x, 2, call, sync, dma, 12, 80 * GB) > got
+    assert memory_stretch(2 * x, 2, call, records, dma, 12, rate) > got
+    # one client: no other copies on the bus
+    assert memory_stretch(x, 1, call, records, dma, 12, rate) < got
 
 
 def test_the_stretched_bound_is_its_own_fixed_point():

@@ -4,12 +4,11 @@ A dRAID vdev's space is a run of groups, each ``D + P`` children wide and 16 MiB
 (``vdc_groupsz``, ``vdev_draid.c``; :func:`zsim.layout.draid.draid_columns`), and a slice's
 permutation decides which children a group uses: a stream reads one group's children for
 ``(D + P) × 16 MiB`` of the vdev, then the next group's. The analytic engine's stream table
-(:mod:`zsim.analytic.seqstreams`) runs the DES's own vdev layer for up to
-``MEASURED_RECORDS`` records, so its rate stands for a whole file only when that sample
-crosses many groups; below :data:`zsim.analytic.validity.MIN_DRAID_GROUPS` the engine
-declines: a record's data per data disk must be about 80 KiB or more (1 MiB records up to 12
-data disks, 512 KiB up to 6, 256 KiB up to 3); ``tests/unit/test_analytic_seqread.py`` checks
-the count.
+(:mod:`zsim.analytic.seqstreams`) runs the DES's own vdev layer, on dRAID until every stream
+has crossed :data:`zsim.analytic.stream_sample.MIN_DRAID_GROUPS` groups of each vdev (at
+most 12,000 records); the engine declines records under 80 KiB per data disk, pools needing
+a longer sample and pools of unlike vdevs (``tests/unit/test_analytic_seqread.py`` checks
+the rules).
 
 The draws are :func:`tests.validation.test_analytic_agreement_seqread.seqread_scenarios`
 (disks, blocks, jobs, queue depths, files, memory, releases 2.2/2.3) with records of 512 KiB

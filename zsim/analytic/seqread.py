@@ -36,7 +36,8 @@ import math
 from dataclasses import dataclass
 
 from zsim.analytic.demands import AnalyticVdev, PoolModel
-from zsim.analytic.seqstreams import StreamTable, draid_records, pool_table
+from zsim.analytic.seqstreams import StreamTable, pool_table
+from zsim.analytic.stream_sample import draid_records
 from zsim.analytic.writes import client_bound
 from zsim.machine import memory
 from zsim.result import DirectionStats

@@ -30,7 +30,8 @@ promoted to a sync read (``arc_read()`` → ``zio_change_priority()``, 0.8+) and
 a record read reaches the ARC after its completion's CPU (checksum, in a taskq thread). The
 leaves' reads cross their bus stages (links, expander, HBA) before they complete. The rate
 is measured over :data:`MEASURED_RECORDS` records (or :data:`MEASURED_IOS` device I/Os) after
-a window of warm-up.
+a window of warm-up; a dRAID table over as many records as its streams need to cross 20 of
+the vdev's groups each (:mod:`zsim.analytic.stream_sample`).
 Tables are cached in memory and on disk beside the device tables (:mod:`zsim.table_cache`),
 named by a hash of the vdev and device models' code.
 """
@@ -39,17 +40,24 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import simpy
 
+from zsim.analytic.stream_sample import (
+    MAX_WARMUP,
+    MEASURED_IOS,
+    MEASURED_IOS_PER_LEAF,
+    MEASURED_RECORDS,
+    MIN_MEASURED,
+    MIN_WARMUP,
+)
 from zsim.des.vdev import ASYNC_READ, LeafQueue, TopVdev, Zio, aggregation_limit
 from zsim.hardware import flash, hdd
 from zsim.hardware.catalog import Profile
-from zsim.layout.draid import DRAID_ROWHEIGHT, draid_asize
 from zsim.layout.tree import Vdev
 from zsim.machine.collector import collector_paused
 from zsim.machine.links import bus_stages
@@ -58,58 +66,6 @@ from zsim.machine.resources import Path as BusPath
 from zsim.scenario import Hardware
 from zsim.table_cache import load_or_measure, profile_key, register_kind
 from zsim.zfs.version import ZfsVersion
-
-#: records measured after the warm-up, at most: a run of 4000 records' rate varies by ±3 %
-#: with the seed (HDD rotational phases), a run of 600 records' by ±10 %
-MEASURED_RECORDS = 4000
-#: ... or fewer, once the devices have done this many I/Os, and at least
-#: :data:`MEASURED_IOS_PER_LEAF` each on average (records wide over many leaves give as many
-#: chances per record; a device I/O costs the DES ~0.1 ms of wall time)
-MEASURED_IOS = 8000
-MEASURED_IOS_PER_LEAF = 400
-MIN_MEASURED = 400
-#: warm-up: one window of every stream (the loop starts with all of them issued at once),
-#: within these bounds
-MIN_WARMUP = 200
-MAX_WARMUP = 4000
-#: dRAID groups each stream's share of a table's records must cross on each dRAID vdev
-#: before the table's rate stands for whole files (:func:`draid_records`)
-MIN_DRAID_GROUPS = 20
-#: records a dRAID table measures at most to cross them; a scenario needing more is declined
-MAX_DRAID_RECORDS = 3 * MEASURED_RECORDS
-#: the least of a record each data disk of a dRAID group reads for the stream tables to
-#: answer: from 85 KiB up every draw agreed with the DES, at 64 KiB HDD draws reached
-#: −15.8 % and +11.8 % with 20 groups measured, at 32 KiB and less +20 … +51 % even with
-#: 12,000 records, the DES itself moving along the file (docs/analytic.md, *Sequential reads*)
-MIN_DRAID_DISK_BYTES = 80 * 1024
-
-
-def draid_groups(records: float, psize: int, ashift: int, ndata: int, parity: int) -> float:
-    """dRAID groups that ``records`` consecutive records of ``psize`` bytes span on one
-    vdev: its space is a run of groups, ``D + P`` children wide and 16 MiB deep on each
-    (``vdc_groupsz``, ``vdev_draid.c``; :func:`zsim.layout.draid.draid_columns`), and a
-    stream reads one group's children for a whole group of the vdev's space before the
-    next group's — so which children the streams share, and the rate with it, changes along
-    the file, and a table stands for the file only when its sample crosses many groups."""
-    asize = draid_asize(psize, ashift, ndata, parity)
-    return records * asize / ((ndata + parity) * DRAID_ROWHEIGHT)
-
-
-def draid_records(psize: int, ashift: int, vdevs: Sequence[Vdev], streams: int) -> int:
-    """Records a pool table of ``vdevs`` (the records going round them in turn) and
-    ``streams`` streams measures so that each stream's share crosses
-    :data:`MIN_DRAID_GROUPS` groups of each dRAID vdev (:func:`draid_groups`): while the
-    streams read, which children they share changes each time one of them moves to another
-    group, and a child's load over the sample is the file's only when every stream has
-    moved through many. :data:`MEASURED_RECORDS` when no vdev is dRAID. May exceed
-    :data:`MAX_DRAID_RECORDS`: the caller declines such a scenario."""
-    needed = MEASURED_RECORDS
-    for v in vdevs:
-        if v.kind == "draid":
-            per_group = draid_groups(1, psize, ashift, v.ndata, v.parity)
-            share = len(vdevs) * max(1, streams)
-            needed = max(needed, math.ceil(MIN_DRAID_GROUPS * share / per_group))
-    return needed
 
 
 @dataclass(frozen=True)
@@ -156,9 +112,10 @@ def pool_table(
     job ``window`` records deep, its calls ``call_cpu`` s of CPU for ``records_per_call``
     records (below 1: several calls per record), a record's completion ``complete`` s of
     taskq CPU; ``born``: each vdev's regions of blocks born before an attach
-    (:attr:`~zsim.des.vdev.TopVdev.born`); ``records``: at least this many measured
-    (:func:`draid_records`; a longer sample than :data:`MEASURED_RECORDS` only for dRAID).
-    The leaves' figures run over every vdev's devices in order. Cached."""
+    (:attr:`~zsim.des.vdev.TopVdev.born`); ``records``: how many are measured at most, or
+    on dRAID exactly (:func:`~zsim.analytic.stream_sample.draid_records`: a dRAID table
+    counts records, not device I/Os). The leaves' figures run over every vdev's devices in
+    order. Cached."""
     key: tuple[Any, ...] = (
         profile_key(profile),
         tuple((v.kind, len(v.devices), v.parity, v.ndata, v.nspares, sp, a) for v, sp, a in vdevs),
@@ -176,8 +133,9 @@ def pool_table(
         _round(complete),
         born,
     )
-    if records != MEASURED_RECORDS:  # the other tables keep their keys
-        key = (*key, int(records))
+    draid = any(v.kind == "draid" for v, _, _ in vdevs)
+    if draid:  # a dRAID table counts records only; the other tables keep their keys
+        key = (*key, int(records), "records only")
     table = _CACHE.get(key)
     if table is None:
 
@@ -188,7 +146,7 @@ def pool_table(
             return measure(profile, [(v, sp) for v, sp, _ in vdevs], ashift, psize, locate,
                            jobs, window, version, hardware, names, _round(call_cpu),
                            records_per_call, _round(complete), born=born,
-                           records=records)  # fmt: skip
+                           records=records, ios_end=not draid)  # fmt: skip
 
         table = _CACHE[key] = load_or_measure("streams", key, run, _decode, dataclasses.asdict)
     return table
@@ -235,12 +193,13 @@ def measure(
     seed: int = 12345,
     born: tuple[tuple[tuple[int, int], ...], ...] = (),
     records: int = MEASURED_RECORDS,
+    ios_end: bool = True,
 ) -> StreamTable:
     """Run ``vdevs`` ((vdev, allocatable bytes) each) in the closed loop the module
     docstring describes (uncached): ``streams`` jobs, record ``i`` of job ``j`` at
     ``locate(j, i)`` = (vdev index, vdev byte offset); ``born`` and ``records`` as
-    :func:`pool_table` (above :data:`MEASURED_RECORDS`, the device I/Os no longer end the
-    sample first)."""
+    :func:`pool_table`; ``ios_end``: the device I/Os may end the sample before ``records``
+    (not on dRAID, whose tables must cross their groups)."""
     env = simpy.Environment()
     rotating = profile.kind == "hdd"
     model = hdd.hdd_params(profile) if rotating else flash.flash_params(profile)
@@ -339,7 +298,7 @@ def measure(
         n = (clock["count"] - warmup_calls - 1) * per_call
         if clock["t0"] >= 0 and clock["end"] < 0 and n >= MIN_MEASURED:
             ios = sum(d.ios for d in devices) - clock["ios"]
-            if n >= records or (records <= MEASURED_RECORDS and ios >= target_ios):
+            if n >= records or (ios_end and ios >= target_ios):
                 clock["end"] = env.now
                 clock["measured"] = n
                 snapshot.update({f"end_{k}": v for k, v in _snap(devices, env.now).items()})
@@ -460,6 +419,7 @@ register_kind(
         "layout/draid",
         "layout/alloc",
         "analytic/seqstreams",
+        "analytic/stream_sample",
     ),
 )
 

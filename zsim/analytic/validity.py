@@ -6,7 +6,7 @@ cannot model.
 
 from __future__ import annotations
 
-from zsim.analytic.seqstreams import (
+from zsim.analytic.stream_sample import (
     MAX_DRAID_RECORDS,
     MIN_DRAID_DISK_BYTES,
     MIN_DRAID_GROUPS,
@@ -14,7 +14,7 @@ from zsim.analytic.seqstreams import (
 )
 from zsim.analytic.sync_range import sync_validity, sync_writes
 from zsim.errors import ZsimError
-from zsim.layout.tree import ZfsLayout
+from zsim.layout.tree import Vdev, ZfsLayout
 from zsim.scenario import Scenario
 from zsim.zfs.arc import arc_data_bytes, zfetch_max_distance
 from zsim.zfs.compression import compressed_psize
@@ -179,32 +179,43 @@ def direct_io(sc: Scenario) -> bool:
     ) and version.at_least(2, 3)
 
 
+def _shape(v: Vdev) -> tuple[str, int, int, int, int]:
+    return (v.kind, len(v.devices), v.parity, v.ndata, v.nspares)
+
+
 def _sequential_read_reason(sc: Scenario) -> str | None:
     """Why the sequential-read model (:mod:`zsim.analytic.seqread`) cannot answer ``sc``."""
     pool, w = sc.pool, sc.workload
     layout = sc.layout_tree()
     if isinstance(layout, ZfsLayout) and any(v.kind == "draid" for v in layout.data_vdevs):
+        vdevs = layout.data_vdevs
+        if any(_shape(v) != _shape(vdevs[0]) for v in vdevs):
+            return (
+                "dRAID sequential reads on a pool of unlike vdevs (the records' shares of "
+                "each vdev, and so the sample a stream table needs, differ) are modelled by "
+                "the DES only"
+            )
         ratio = pool.compress_ratio if pool.compression != "off" else 1.0
         psize = compressed_psize(pool.recordsize, ratio, pool.ashift)
-        least = min(v.ndata for v in layout.data_vdevs if v.kind == "draid")
-        if psize // least < MIN_DRAID_DISK_BYTES:
+        ndata = vdevs[0].ndata
+        if psize // ndata < MIN_DRAID_DISK_BYTES:
             return (
-                f"dRAID sequential reads of {psize // least} B of a record per data disk "
-                f"(under {MIN_DRAID_DISK_BYTES // 1024} KiB: {pool.recordsize} B records over "
-                f"{least} data disks) are modelled by the DES only: there the two engines "
+                f"dRAID sequential reads of {psize // ndata} B of a record per data disk "
+                f"(under {MIN_DRAID_DISK_BYTES // 1024} KiB: {psize} B stored records over "
+                f"{ndata} data disks) are modelled by the DES only: there the two engines "
                 f"were seen to differ by −20 … +51 % and the DES to move along the file "
                 f"(larger records or fewer data disks per group are in range)"
             )
-        needed = draid_records(psize, pool.ashift, layout.data_vdevs, w.numjobs)
+        needed = draid_records(psize, pool.ashift, vdevs, w.numjobs)
         if needed > MAX_DRAID_RECORDS:
             return (
                 f"dRAID sequential reads of {pool.recordsize} B records: a stream reads one "
                 f"group's D+P children for each (D+P) × 16 MiB of the vdev, so the busiest "
-                f"disk, and the rate with it, changes along the file; a stream table would "
-                f"need {needed} records for each of the {w.numjobs} streams to cross "
-                f"{MIN_DRAID_GROUPS} groups of each dRAID vdev (it measures at most "
-                f"{MAX_DRAID_RECORDS}); modelled by the DES only (fewer jobs or larger "
-                f"records are in range)"
+                f"disk, and the rate with it, changes along the file; for each of the "
+                f"{w.numjobs} streams to cross {MIN_DRAID_GROUPS} groups of each of the "
+                f"{len(vdevs)} vdevs a stream table would measure {needed} records in all "
+                f"(at most {MAX_DRAID_RECORDS}); modelled by the DES only (fewer jobs, fewer "
+                f"vdevs or larger records are in range)"
             )
     if direct_io(sc):
         return (

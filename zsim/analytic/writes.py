@@ -188,7 +188,7 @@ class WriteModel(PoolModel):
                 x,
                 self.clients,
                 (call_cpu, call_traffic),
-                (sync_cpu, records_per_call * write_traffic),
+                (sync_cpu - records_per_call * meta["cpu"], records_per_call * write_traffic),
                 records_per_call * device_bytes,
                 self.taskq,
                 self.mem_bw,
@@ -372,7 +372,7 @@ def memory_stretch(
     x: float,
     clients: int,
     call: tuple[float, float],
-    sync: tuple[float, float],
+    records: tuple[float, float],
     dma: float,
     taskq: int,
     rate: float,
@@ -380,27 +380,37 @@ def memory_stretch(
     """How much longer a client's call runs at ``x`` calls/s than its CPU alone, as the
     DES's :class:`~zsim.machine.resources.MemoryBus` stretches it: a CPU job moving ``b``
     bytes in ``s`` seconds runs alone × max(1, load ÷ ``rate``), alone = max(s, b ÷ rate),
-    load = what the running jobs ask of the bus (bytes over alone each), its own ask and the
-    devices' recent DMA (``MemoryBus.start``).
+    load = what the running jobs ask of the bus (b ÷ alone each, for as long as they run),
+    its own ask and the devices' recent DMA (``MemoryBus.start``).
 
-    ``call``, ``sync``: (CPU seconds, bus bytes) of a call and of the txg's record pipeline
-    per call (compress, checksum, parity in the taskq threads); ``dma``: device bytes per
-    call. The txg's records become runnable together when its sync starts, so the taskq
-    threads work in bursts, all ``taskq`` of them asking at once; between bursts the bus
-    carries the other clients' copies and the DMA. Two states, in the share of time the
-    threads' work at the burst's own pace fills: the call's stretch is their mean."""
+    ``call``, ``records``: (CPU seconds, bus bytes) of a call and of the txg's record jobs
+    per call (compress, checksum, parity; the metadata's jobs move no modelled bytes);
+    ``dma``: device bytes per call. The txg's records become runnable together when its
+    sync starts, so the ``taskq`` threads ask in bursts, all at once; between bursts the bus
+    carries the other clients' copies and the DMA. A call's stretch is the mean of the two
+    states' over the share of time the bursts fill (at the burst's own pace). The other
+    clients' calls last as long as this one, so their asks weigh by the same mean: solved
+    by iteration. The taskq jobs' own stretch is left out of the CPU bounds."""
     call_cpu, call_bytes = call
-    sync_cpu, sync_bytes = sync
+    record_cpu, record_bytes = records
     if call_bytes <= 0 or rate <= 0 or call_cpu <= 0:
         return 1.0
     alone = max(call_cpu, call_bytes / rate)
-    quiet = call_bytes / alone + x * dma + x * call_bytes * (clients - 1) / max(1, clients)
-    if sync_cpu <= 0 or sync_bytes <= 0 or taskq <= 0:
-        return alone / call_cpu * max(1.0, quiet / rate)
-    thread_ask = min(rate, sync_bytes / sync_cpu)
-    burst = quiet + taskq * thread_ask
-    share = min(1.0, x * sync_cpu * max(1.0, burst / rate) / taskq)
-    mean = share * max(1.0, burst / rate) + (1.0 - share) * max(1.0, quiet / rate)
+    others = x * call_bytes * (clients - 1) / max(1, clients)
+    record_alone = max(record_cpu, record_bytes / rate)
+    thread_ask = record_bytes / record_alone if record_alone > 0 and taskq > 0 else 0.0
+    mean = 1.0
+    for _ in range(100):
+        quiet = call_bytes / alone + x * dma + others * mean
+        burst = quiet + taskq * thread_ask
+        share = min(1.0, x * record_alone * max(1.0, burst / rate) / taskq) if thread_ask else 0.0
+        step = share * max(1.0, burst / rate) + (1.0 - share) * max(1.0, quiet / rate)
+        if step > 1e6:
+            return math.inf  # the other calls' asks alone fill the bus: no such rate
+        if abs(step - mean) <= 1e-12 * step:
+            mean = step
+            break
+        mean = step
     return alone / call_cpu * mean
 
 

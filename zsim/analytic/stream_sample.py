@@ -1,0 +1,69 @@
+"""How many records a stream table (:mod:`zsim.analytic.seqstreams`) measures, and on dRAID
+how many it must to stand for whole files — kept apart from the table's event loop so the
+validity check (:mod:`zsim.analytic.validity`) can ask without importing it.
+
+A dRAID vdev's space is a run of groups, ``D + P`` children wide and 16 MiB deep on each
+(``vdc_groupsz``, ``module/zfs/vdev_draid.c``; :func:`zsim.layout.draid.draid_columns`): a
+stream reads one group's children for a whole group of the vdev's space before the next
+group's, so which children the streams share, and the rate with it, changes along the file.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from zsim.layout.draid import DRAID_ROWHEIGHT, draid_asize
+from zsim.layout.tree import Vdev
+
+#: records measured after the warm-up, at most (on dRAID at least: :func:`draid_records`):
+#: a run of 4000 records' rate varies by ±3 % with the seed (HDD rotational phases), a run
+#: of 600 records' by ±10 %
+MEASURED_RECORDS = 4000
+#: ... or fewer, once the devices have done this many I/Os, and at least
+#: :data:`MEASURED_IOS_PER_LEAF` each on average (records wide over many leaves give as many
+#: chances per record; a device I/O costs the DES ~0.1 ms of wall time)
+MEASURED_IOS = 8000
+MEASURED_IOS_PER_LEAF = 400
+MIN_MEASURED = 400
+#: warm-up: one window of every stream (the loop starts with all of them issued at once),
+#: within these bounds
+MIN_WARMUP = 200
+MAX_WARMUP = 4000
+#: dRAID groups each stream's share of a table's records must cross on each dRAID vdev
+#: before the table's rate stands for whole files (:func:`draid_records`)
+MIN_DRAID_GROUPS = 20
+#: records a dRAID table measures at most to cross them; a scenario needing more is declined
+MAX_DRAID_RECORDS = 3 * MEASURED_RECORDS
+#: the least of a record each data disk of a dRAID group reads for the stream tables to
+#: answer: from 85 KiB up every draw agreed with the DES, at 64 KiB HDD draws reached
+#: −15.8 % and +11.8 % with 20 groups measured, at 32 KiB and less +20 … +51 % even with
+#: 12,000 records, the DES itself moving along the file (docs/analytic.md, *Sequential reads*)
+MIN_DRAID_DISK_BYTES = 80 * 1024
+
+
+def draid_groups(records: float, psize: int, ashift: int, ndata: int, parity: int) -> float:
+    """dRAID groups that ``records`` consecutive records of ``psize`` bytes span on one
+    vdev (module docstring): a table stands for the file only when its sample crosses
+    many."""
+    asize = draid_asize(psize, ashift, ndata, parity)
+    return records * asize / ((ndata + parity) * DRAID_ROWHEIGHT)
+
+
+def draid_records(psize: int, ashift: int, vdevs: Sequence[Vdev], streams: int) -> int:
+    """Records a pool table of ``vdevs`` (the records going round them in turn, an equal
+    share each: the validity check admits dRAID pools of identical vdevs only) and
+    ``streams`` streams measures so that each stream's share crosses
+    :data:`MIN_DRAID_GROUPS` groups of each dRAID vdev (:func:`draid_groups`): while the
+    streams read, which children they share changes each time one of them moves to another
+    group, and a child's load over the sample is the file's only when every stream has
+    moved through many. At least :data:`MEASURED_RECORDS` (and a dRAID table counts records
+    only, not device I/Os); may exceed :data:`MAX_DRAID_RECORDS`: the caller declines such
+    a scenario."""
+    needed = MEASURED_RECORDS
+    for v in vdevs:
+        if v.kind == "draid":
+            per_group = draid_groups(1, psize, ashift, v.ndata, v.parity)
+            share = len(vdevs) * max(1, streams)
+            needed = max(needed, math.ceil(MIN_DRAID_GROUPS * share / per_group))
+    return needed
