@@ -36,9 +36,10 @@ MIN_DRAID_GROUPS = 20
 #: records a dRAID table measures at most to cross them; a scenario needing more is declined
 MAX_DRAID_RECORDS = 3 * MEASURED_RECORDS
 #: the least of a record each data disk of a dRAID group reads for the stream tables to
-#: answer: from 85 KiB up every draw agreed with the DES, at 64 KiB HDD draws reached
-#: −15.8 % and +11.8 % with 20 groups measured, at 32 KiB and less +20 … +51 % even with
-#: 12,000 records, the DES itself moving along the file (docs/analytic.md, *Sequential reads*)
+#: answer: from 85 KiB up the draws agreed with the DES once each stream crossed 20 groups
+#: (one known miss, −16 %), at 64 KiB HDD draws reached −15.8 % and +11.8 %, at 32 KiB and
+#: less +20 … +51 % even with 12,000 records, the DES itself moving along the file
+#: (docs/analytic.md, *Sequential reads*)
 MIN_DRAID_DISK_BYTES = 80 * 1024
 
 
