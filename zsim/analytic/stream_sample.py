@@ -62,9 +62,9 @@ def draid_records(psize: int, ashift: int, vdevs: Sequence[Vdev], streams: int) 
     only, not device I/Os); may exceed :data:`MAX_DRAID_RECORDS`: the caller declines such
     a scenario."""
     needed = MEASURED_RECORDS
+    shares = len(vdevs) * max(1, streams)  # each stream's share of each vdev
     for v in vdevs:
         if v.kind == "draid":
             per_group = draid_groups(1, psize, ashift, v.ndata, v.parity)
-            share = len(vdevs) * max(1, streams)
-            needed = max(needed, math.ceil(MIN_DRAID_GROUPS * share / per_group))
+            needed = max(needed, math.ceil(MIN_DRAID_GROUPS * shares / per_group))
     return needed

@@ -187,6 +187,7 @@ def _sequential_read_reason(sc: Scenario) -> str | None:
     """Why the sequential-read model (:mod:`zsim.analytic.seqread`) cannot answer ``sc``."""
     pool, w = sc.pool, sc.workload
     layout = sc.layout_tree()
+    ratio = pool.compress_ratio if pool.compression != "off" else 1.0
     if isinstance(layout, ZfsLayout) and any(v.kind == "draid" for v in layout.data_vdevs):
         vdevs = layout.data_vdevs
         if any(_shape(v) != _shape(vdevs[0]) for v in vdevs):
@@ -195,7 +196,6 @@ def _sequential_read_reason(sc: Scenario) -> str | None:
                 "each vdev, and so the sample a stream table needs, differ) are modelled by "
                 "the DES only"
             )
-        ratio = pool.compress_ratio if pool.compression != "off" else 1.0
         psize = compressed_psize(pool.recordsize, ratio, pool.ashift)
         ndata = vdevs[0].ndata
         if psize // ndata < MIN_DRAID_DISK_BYTES:
@@ -228,7 +228,6 @@ def _sequential_read_reason(sc: Scenario) -> str | None:
             f"kept in the ARC, read again on demand) are modelled by the DES only"
         )
     version = parse_zfs_version(sc.hardware.zfs_version)
-    ratio = pool.compress_ratio if pool.compression != "off" else 1.0
     arc_records = arc_data_bytes(sc.hardware.ram, version, ratio) // pool.recordsize
     window = max(1, zfetch_max_distance(version) // pool.recordsize)
     if w.numjobs * max(1, -(-w.size // pool.recordsize)) <= arc_records:

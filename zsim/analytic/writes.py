@@ -353,15 +353,21 @@ def client_bound(clients: int, cores: int, taskq: int, call: float, sync: float)
     if call <= 0:
         return math.inf
 
-    def room(x: float) -> float:
-        return min(clients, cores - min(taskq, x * sync)) / call - x
+    def fits(x: float) -> bool:
+        return min(clients, cores - min(taskq, x * sync)) / call - x >= 0
 
-    lo, hi = 0.0, min(clients, cores) / call
-    if room(hi) >= 0:
+    return largest_fitting(min(clients, cores) / call, fits)
+
+
+def largest_fitting(hi: float, fits: Callable[[float], bool]) -> float:
+    """The largest x in [0, ``hi``] with ``fits(x)`` (which holds below some x and not
+    above it): ``hi`` itself if it fits, else by 60 bisections."""
+    if fits(hi):
         return hi
+    lo = 0.0
     for _ in range(60):
         mid = (lo + hi) / 2
-        if room(mid) >= 0:
+        if fits(mid):
             lo = mid
         else:
             hi = mid
@@ -422,16 +428,7 @@ def stretched_client_bound(
     upper end; the stretch grows with x, so the bound falls with it), by bisection."""
     if not math.isfinite(plain) or plain <= 0:
         return plain
-    if bound(stretch(plain)) >= plain:
-        return plain
-    lo, hi = 0.0, plain
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        if bound(stretch(mid)) >= mid:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    return largest_fitting(plain, lambda x: bound(stretch(x)) >= x)
 
 
 def run_leaf_bytes(top: TopVdev, psize: int, asize: int, limit: int) -> int:
