@@ -154,8 +154,14 @@ def test_the_range_takes_flash_log_paths_and_declines_hdd_ones():
     assert validity(_scenario("mirror 2", "samsung-870-evo-500gb")) is None
     ssd_slog = _scenario("raidz2 6 log mirror 2", "seagate-ironwolf-12tb", "samsung-870-evo-500gb")
     assert validity(ssd_slog) is None
-    reason = validity(_scenario("raidz2 6", "seagate-ironwolf-12tb"))
-    assert reason is not None and "HDD" in reason
+    # HDD data vdevs without a SLOG: log tables (zsim.analytic.sync_hdd) for whole records
+    # whose log records hold their data; an HDD log vdev is the DES's
+    assert validity(_scenario("raidz2 6", "seagate-ironwolf-12tb")) is None
+    reason = validity(_scenario("raidz2 6 log 1", "seagate-ironwolf-12tb"))
+    assert reason is not None and "HDD log vdev" in reason
+    throughput = _scenario("raidz2 6", "seagate-ironwolf-12tb", pool={"logbias": "throughput"})
+    reason = validity(throughput)
+    assert reason is not None and "WR_INDIRECT" in reason
     assert validity(_scenario("mirror 2", "samsung-870-evo-500gb", sync=False, fsync=4)) is None
     reason = validity(_scenario("2x raidz1 4", "samsung-870-evo-500gb", pool={"layout":
                                 "draid1:2d:4c:0s"}))  # fmt: skip
@@ -204,9 +210,19 @@ def test_a_lone_committer_waits_no_timeout_from_2_2():
     assert after.write.iops > before.write.iops
 
 
-def test_an_hdd_pool_without_slog_is_declined():
-    with pytest.raises(OutOfRange, match="HDD"):
-        zsim.simulate(_scenario("raidz2 6", "seagate-ironwolf-12tb"), engine="analytic")
+def test_an_hdd_pool_without_slog_commits_from_its_log_table():
+    res = zsim.simulate(_scenario("raidz2 6", "seagate-ironwolf-12tb"), engine="analytic")
+    w, d = res.write, res.details
+    assert res.limit == "zil" and not d["slog"]
+    # each commit waits for a flush that puts its log block on the platter: milliseconds
+    assert 2e-3 < d["zil_commit_mean_s"] < 0.1
+    assert w.latency_mean == pytest.approx(4 / w.iops)
+    # the txg's write-back bursts hold the commits back: fewer calls/s than between them
+    assert 0 < d["txg_write_back_s"] < d["txg_period_s"]
+    assert w.iops < d["zil_commits_between_txgs_per_s"]
+    assert w.latency_p50 is not None and w.latency_p50 >= d["zil_commit_mean_s"] * 0.5
+    with pytest.raises(OutOfRange, match="HDD log vdev"):
+        zsim.simulate(_scenario("raidz2 6 log 1", "seagate-ironwolf-12tb"), engine="analytic")
 
 
 def test_fsync_every_n_calls_commits_once_per_n_and_counts_only_the_calls():

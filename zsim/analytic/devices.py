@@ -156,6 +156,24 @@ def device_table(
     return table
 
 
+def point_rate(
+    profile: Profile,
+    nbytes: int,
+    is_write: bool,
+    sequential: bool,
+    lo: float,
+    hi: float,
+    k: int,
+) -> float:
+    """Requests/s the device completes with ``k`` outstanding, over the region
+    [``lo``, ``hi``) quantized as :func:`device_table` does: one depth's point of a table,
+    measured alone where no table is needed (the point is shared with the tables). Cached."""
+    width = _quantize_width(hi - lo)
+    lo_q = min(_quantize(lo), 1.0 - width)
+    return _point(profile, int(nbytes), bool(is_write), bool(sequential), lo_q, lo_q + width,
+                  int(k))[0]  # fmt: skip
+
+
 _CACHE: dict[tuple, DeviceTable] = {}
 #: (profile key, size, direction, pattern, region, k) → (rate, response times): a point
 #: serves every table that measures its depth, whatever the table's kmax

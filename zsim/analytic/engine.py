@@ -52,7 +52,8 @@ from zsim.analytic.mixed import MixedModel
 from zsim.analytic.reads import ReadModel
 from zsim.analytic.seqread import SeqReadModel
 from zsim.analytic.sync import SyncModel
-from zsim.analytic.sync_range import sync_writes
+from zsim.analytic.sync_hdd import solve_hdd_pool
+from zsim.analytic.sync_range import hdd_log_path, sync_writes
 from zsim.analytic.validity import OutOfRange, validity
 from zsim.analytic.writes import WriteModel
 from zsim.result import DirectionStats, SimResult
@@ -76,7 +77,11 @@ def simulate_analytic(sc: Scenario, seed: int = 1) -> SimResult:
         read, limit, util, details = SeqReadModel(sc, seed).solve()
         write = DirectionStats()
     elif sync_writes(sc):  # O_SYNC / sync=always commits through the ZIL
-        write, limit, util, details = SyncModel(sc, seed).solve_sync()
+        model = SyncModel(sc, seed)
+        if hdd_log_path(sc):  # HDD data vdevs without a SLOG: log and burst tables
+            write, limit, util, details = solve_hdd_pool(model)
+        else:
+            write, limit, util, details = model.solve_sync()
         read = DirectionStats()
     else:
         read, write, limit, util, details = _Model(sc, seed).solve()

@@ -127,7 +127,7 @@ def pool_table(
         int(jobs),
         int(window),
         str(version),
-        tuple(_bus_signature(hardware, (), v, profile) for v, _, _ in vdevs),
+        tuple(bus_signature(hardware, (), v, profile) for v, _, _ in vdevs),
         _round(call_cpu),
         float(records_per_call),
         _round(complete),
@@ -209,7 +209,7 @@ def measure(
     tops = []
     for i, (vdev, space) in enumerate(vdevs):
         leaves = []
-        paths = _paths(env, hardware, pool_devices, vdev, profile)
+        paths = vdev_paths(env, hardware, pool_devices, vdev, profile)
         for name in vdev.devices:
             # spindles are not synchronised (as Engine builds them: a random platter phase)
             phase = (
@@ -338,7 +338,7 @@ def _round(seconds: float) -> float:
     return float(f"{seconds:.3g}") if seconds > 0 else 0.0
 
 
-def _paths(
+def vdev_paths(
     env: simpy.Environment,
     hardware: Hardware | None,
     pool_devices: tuple[str, ...],
@@ -354,12 +354,12 @@ def _paths(
     return bus_stages(env, hardware, names, profile)
 
 
-def _bus_signature(
+def bus_signature(
     hardware: Hardware | None, pool_devices: tuple[str, ...], vdev: Vdev, profile: Profile
 ) -> tuple:
     """What of the bus a table depends on: each leaf's stages (kind, rate, per-I/O time,
     passive) and which leaves share a stage."""
-    paths = _paths(simpy.Environment(), hardware, pool_devices, vdev, profile)
+    paths = vdev_paths(simpy.Environment(), hardware, pool_devices, vdev, profile)
     seen: dict[int, int] = {}
     out = []
     for name in vdev.devices:

@@ -72,10 +72,6 @@ from zsim.analytic.zil_parts import (
     rotor_aliquot,
 )
 from zsim.des.vdev import TopVdev, aggregation_limit
-from zsim.des.zil import (
-    commit_timeout_pct,
-    is_indirect,
-)
 from zsim.hardware import flash
 from zsim.hardware.catalog import Profile
 from zsim.layout.alloc import support_vdev_space
@@ -84,6 +80,7 @@ from zsim.machine.links import bus_stages
 from zsim.result import DirectionStats
 from zsim.zfs.indirect import indirect_block
 from zsim.zfs.txg import async_write_max_active, txg_tunables
+from zsim.zfs.zil import commit_timeout_pct, is_indirect
 
 #: the fixed point X = N / (Z + W + L(X)) is solved by damped iteration to this change
 TOLERANCE = 1e-4
@@ -129,7 +126,11 @@ class SyncModel(WriteModel):
         logs = layout.of_class("log")
         self.slog = bool(logs)
         self.log_disk: Profile = (hw.log_device or hw.disk) if logs else hw.disk
-        self.flash = flash.flash_params(self.log_disk)
+        # HDD data vdevs without a SLOG take their commits from log tables
+        # (zsim.analytic.sync_hdd); the rest of this model is the flash log path's
+        self.hdd_log = self.log_disk.kind == "hdd"
+        if not self.hdd_log:
+            self.flash = flash.flash_params(self.log_disk)
         if logs:
             # a log vdev's allocatable space, as Engine._support_vdevs gives it
             space = support_vdev_space(self.log_disk.size_bytes)
@@ -450,7 +451,6 @@ class SyncModel(WriteModel):
 
     # ---- the solution
     def _sync(self) -> SyncSolution:
-        self._sync_setup()
         c = self.costs
         n = self.njobs
         call_cpu = c.syscall + self.bs * (c.copy_per_byte + c.cache_pages_per_byte)
@@ -528,6 +528,8 @@ class SyncModel(WriteModel):
 
     def solve_sync(self) -> tuple[DirectionStats, str, dict[str, float], dict]:
         """The job's write direction, ``limit``, utilisations and details."""
+        self._sync_setup()
+        assert not self.hdd_log, "HDD data vdevs without a SLOG: zsim.analytic.sync_hdd"
         s = self._sync()
         per = self.per_commit
         cycle = self.njobs * per / s.rate  # a job's time between commits (stalls included)

@@ -76,7 +76,7 @@ def validity(sc: Scenario) -> str | None:
     if direct_io(sc) and w.bs > pool.recordsize:
         return "O_DIRECT reads of several records per call are modelled by the DES only"
     if sync:
-        reason = sync_validity(sc)
+        reason = sync_validity(sc, direct_io(sc))
         if reason is not None:
             return reason
     if pool.dedup == "on":

@@ -11,9 +11,9 @@ import heapq
 import math
 from dataclasses import dataclass
 
-from zsim.des.zil import LR_WRITE_BYTES, ZIL_CHAIN_BYTES, ZIL_MAX_BLOCK
 from zsim.hardware import flash
 from zsim.units import KiB, MiB
+from zsim.zfs.zil import LR_WRITE_BYTES, ZIL_CHAIN_BYTES, ZIL_MAX_BLOCK
 
 #: a leaf's units may be offered at most this share of their time (beyond it, no steady state)
 MAX_OFFERED = 0.98

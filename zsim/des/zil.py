@@ -39,48 +39,49 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
+import simpy
+
+from zsim.des.txg_runs import TxgState
 from zsim.des.vdev import SYNC_WRITE, TopVdev
-from zsim.des.zfs_model import ZfsModel
 from zsim.layout.alloc import psize_to_asize
-from zsim.machine.resources import after
-from zsim.units import KiB
+from zsim.machine.costs import CpuCosts
+from zsim.machine.resources import CpuPool, after
+from zsim.zfs.zil import (
+    LR_WRITE_BYTES,
+    ZIL_CHAIN_BYTES,
+    ZIL_MAX_BLOCK,
+    commit_timeout_pct,
+    is_indirect,
+)
 
 Callback = Callable[[], None]
 
-ZIL_MAX_BLOCK = 128 * KiB  # zil_maxblocksize
-LR_WRITE_BYTES = 192  # sizeof (lr_write_t): lr_t (32) + foid, offset, length, blkoff + blkptr_t
-ZIL_CHAIN_BYTES = 184  # sizeof (zil_chain_t): pad, next blkptr_t, nused, zio_eck_t
-IMMEDIATE_WRITE_SZ = 32 * KiB  # zfs_immediate_write_sz
 
+class ZilPool(Protocol):
+    """What the log asks of the pool: :class:`zsim.des.zfs_model.ZfsModel`, or the analytic
+    engine's log tables (:mod:`zsim.analytic.log_table`), which run this log alone."""
 
-def commit_timeout_pct(version: Any) -> int:
-    """``zfs_commit_timeout_pct``: 5 before 2.2.4, 10 from 2.2.4 (``zil.c``; commit
-    7ea8331009, "ZIL: Detect single-threaded workloads", master 252f46be7d)."""
-    return 10 if version.at_least(2, 2, 4) else 5
+    env: simpy.Environment
+    version: Any
+    tops: list[TopVdev]
+    costs: CpuCosts
+    cpu: CpuPool
+    recordsize: int
+    psize: int
+    asizes: list[int]
+    location: dict[tuple[int, int], tuple[int, int]]
 
+    @property
+    def open(self) -> TxgState:
+        """The open txg: an itx of a txg that has synced is dropped."""
 
-def is_indirect(
-    nbytes: int,
-    recordsize: int,
-    *,
-    has_slog: bool,
-    logbias: str,
-    direct: bool,
-    commit_now: bool,
-    version: Any,
-) -> bool:
-    """Whether a write's log record is ``WR_INDIRECT`` (the record itself is written now)."""
-    if version.at_least(2, 4):
-        if has_slog and logbias != "throughput":
-            return False
-        if logbias == "throughput" or direct:
-            return True
-        return nbytes >= IMMEDIATE_WRITE_SZ and (nbytes >= recordsize // 2 or not commit_now)
-    if logbias == "throughput" or (direct and version.at_least(2, 3)):
-        return True
-    return not has_slog and nbytes >= IMMEDIATE_WRITE_SZ
+    def next_vdev(self, psize: int | None = None) -> int:
+        """The data vdev the allocation rotor gives the next block."""
+
+    def presync(self, key: tuple[int, int]) -> None:
+        """Record ``key`` was written to its final place by ``dmu_sync()``."""
 
 
 class Itx:
@@ -115,7 +116,7 @@ class Lwb:
 class Zil:
     """One dataset's intent log (every fio job's file is in the same dataset)."""
 
-    def __init__(self, zfs: ZfsModel, log_tops: list[TopVdev], logbias: str, direct: bool):
+    def __init__(self, zfs: ZilPool, log_tops: list[TopVdev], logbias: str, direct: bool):
         self.zfs, self.env = zfs, zfs.env
         self.log_tops = log_tops
         self.logbias = logbias
@@ -128,8 +129,10 @@ class Zil:
         self.rotor = 0
         self.last_latency = 0.0
         self.waiting_commits = 0
-        # ZIL blocks in the pool live in the metaslab after the working files (2.1+ embedded
-        # log class: one metaslab per top-level vdev reserved for the ZIL) [inference]
+        # ZIL blocks in the pool go to each vdev's embedded log metaslab (2.1+), the one
+        # with the most free space when the pool was opened (vdev.c, vdev_metaslab_init()):
+        # the pool's first metaslab for a pool created empty, where the log starts here
+        # (the log is made before the files are laid out)
         self.pool_log_cursor = [t.cursor for t in zfs.tops]
         # what the run did, for the result's details
         self.commits = 0

@@ -1,0 +1,245 @@
+"""Sync writes to HDD data vdevs without a SLOG, in the analytic engine: the commits between
+txg syncs and during a txg's write-back, each from a table measured on the DES's own log,
+vdev queues and drive model (:mod:`zsim.analytic.log_table`), in the shares of time the
+write model's txg gives them.
+
+* **Between syncs** a log table gives the commits' rate ``Q`` and the calls' latency
+  distribution, pooled over draws of the platters' phases. Where those draws' rates differ
+  by more than :data:`MAX_PHASE_SPREAD` the commits lock to the spindles' relative phases
+  (the drive model's spindles keep exact time), the DES's answer depends on its seed, and
+  the model declines.
+* **The txg's write-back** (``spa_sync()``): every ``zfs_txg_timeout`` (or when the dirty
+  records reach ``zfs_dirty_data_sync``) the txg writes its records and the indirect blocks
+  they dirtied (:meth:`zsim.analytic.sync.SyncModel._txg_streams`; a random writer's
+  records each dirty their own level-1 block, so the indirect blocks outweigh 8 KiB records
+  many times) to the same disks, the vdev queue aggregating them into writes of up to
+  ``zfs_vdev_aggregation_limit``. The drives take those into their caches at once and a
+  commit's flush then destages whatever the write-back put there since the last one
+  (``zil_lwb_flush_vdevs_done()`` → ``zio_flush()``; the drive model's destage on flush):
+  the commits go on, slower, and the write-back goes slower too. A burst table measures
+  both: the commits' rate ``Q_b`` and latencies, and the bytes each leaf writes back per
+  second ``R``, with the txg's async writes in flight (``zfs_vdev_async_write_max_active``
+  for its dirty data, :func:`zsim.zfs.txg.async_write_max_active`) at its allocation cursor.
+* **The mixture**: a txg of ``T`` s writes back ``W`` bytes per leaf in ``B = W / R`` s (the
+  slowest vdev's), so X = (Q·(T − B) + Q_b·B) / T, solved by iteration (``T`` and ``W``
+  follow X). The calls' latencies mix the two tables' distributions by the calls made in
+  each state; the mean is the closed loop's (Little's law). The p99 is given only while
+  the calls a write-back catches are under :data:`MAX_P99_BURST_CALLS` of all: past that
+  it falls among them, and one txg's draw decides it.
+
+Validity (:func:`zsim.analytic.sync_range.sync_validity`): whole-record O_SYNC or
+``sync=always`` writes whose log records are ``WR_COPIED``; then, once solved, a phase
+spread under :data:`MAX_PHASE_SPREAD` and bursts under :data:`MAX_BURST_SHARE` of the time
+(the model takes each txg's write-back alone, not a backlog of them).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from zsim.analytic.log_table import (
+    BurstTable,
+    LogSpec,
+    LogTable,
+    WriteBack,
+    burst_table,
+    log_table,
+)
+from zsim.analytic.sync import SyncModel
+from zsim.analytic.validity import OutOfRange
+from zsim.layout.alloc import psize_to_asize
+from zsim.result import DirectionStats
+from zsim.zfs.indirect import indirect_block
+from zsim.zfs.txg import async_write_max_active, txg_tunables
+
+#: the largest share of time the txg's write-back may hold the disks: past it one txg's
+#: write-back meets the next's, which this model does not queue
+MAX_BURST_SHARE = 0.5
+#: the largest spread of the log table's runs over the platters' phases
+#: (:attr:`~zsim.analytic.log_table.LogTable.phase_spread`) the model answers at: past it
+#: the commits lock to the spindles' relative phases and the DES's rate depends on its seed
+MAX_PHASE_SPREAD = 0.1
+#: the fixed point's tolerance (relative) and iterations: each new write-back is a table
+#: the largest share of the calls a write-back may catch for the p99 to be given: past
+#: half the 1 % tail the p99 falls among the calls it slowed, where one txg's draw in the
+#: burst table decides it (the agreement runs missed by −47 … +750 % from 1 % up)
+MAX_P99_BURST_CALLS = 0.005
+TOLERANCE = 0.01
+MAX_ITERATIONS = 6
+
+
+def log_spec(m: SyncModel) -> LogSpec:
+    """What the model's log tables run: its pool, jobs and CPU costs."""
+    c = m.costs
+    return LogSpec(
+        profile=m.disk,
+        vdevs=tuple((v.top.vdev, v.space) for v in m.vdevs),
+        ashift=m.sc.pool.ashift,
+        version=m.version,
+        hardware=m.sc.hardware,
+        jobs=m.njobs,
+        nbytes=m.bs,
+        recordsize=m.rs,
+        call_cpu=call_cpu(m),
+        costs=c,
+        cores=m.cores,
+        taskq=m.taskq,
+    )
+
+
+def call_cpu(m: SyncModel) -> float:
+    """One call's CPU, s: the syscall and the copy into the ARC buffer."""
+    c = m.costs
+    return c.syscall + m.bs * (c.copy_per_byte + c.cache_pages_per_byte)
+
+
+def write_back(m: SyncModel, x: float) -> tuple[WriteBack, float]:
+    """At ``x`` calls/s: one txg's write-back as a burst table issues it (its records in
+    runs of the aggregated size :meth:`SyncModel._vdev_shapes` gives, its indirect blocks'
+    copies as :meth:`SyncModel._metadata_per_record` counts them, each a level-1 block,
+    a second copy a ditto distance away on a pool of one vdev), and the s between syncs."""
+    records, period = m._txg_records(x)
+    txg = txg_tunables(m.sc.hardware.ram, m.version)
+    active = async_write_max_active(int(records * m.rs), txg)
+    pool = m.sc.pool
+    block, copies = indirect_block(1, m.file_records, pool.ashift, pool.redundant_metadata)
+    meta = m._metadata_per_record(per_txg=records)["asize"]
+    ditto = (copies - 1) / copies if len(m.vdevs) == 1 else 0.0
+    runs, run_bytes, blocks, dittos = [], [], [], []
+    for i, (v, (data, _, leaf_run, _)) in enumerate(zip(m.vdevs, m._vdev_shapes(), strict=True)):
+        here = records * v.weight
+        size = leaf_run * v.top.data_disks
+        runs.append(round(here * m.psize / size) if data > 0 and size > 0 else 0)
+        run_bytes.append(size)
+        copies_here = here * meta[i] / psize_to_asize(v.top.vdev, block, pool.ashift)
+        blocks.append(round(copies_here * (1.0 - ditto)))
+        dittos.append(round(copies_here * ditto))
+    at = tuple(v.hi for v in m.vdevs)
+    wb = WriteBack(tuple(runs), tuple(run_bytes), tuple(blocks), tuple(dittos), block, at, active)
+    return wb, period
+
+
+def solve_hdd_pool(m: SyncModel) -> tuple[DirectionStats, str, dict[str, float], dict[str, Any]]:
+    """The job's write direction, ``limit``, utilisations and details."""
+    m._sync_setup()
+    spec = log_spec(m)
+    table = log_table(spec)
+    q = table.commits_per_s
+    if table.phase_spread > MAX_PHASE_SPREAD:
+        _decline(
+            f"the commits lock to the platters' relative phases (runs with three draws of "
+            f"them differ by more than {MAX_PHASE_SPREAD:.0%}): a simulation's rate then "
+            f"depends on its seed"
+        )
+    # X = (Q·(T − B) + N_b) / T: the burst table over the txg's write-back at X gives its
+    # span B and the calls N_b that returned in it; T and the write-back follow X
+    x = q
+    bursts: BurstTable | None = None
+    period = 0.0
+    seen: set[WriteBack] = set()
+    for _ in range(MAX_ITERATIONS):
+        wb, period = write_back(m, x)
+        bursts = burst_table(spec, wb)
+        span = min(bursts.seconds, period)
+        new_x = (q * (period - span) + bursts.calls) / period
+        if wb in seen or abs(new_x - x) <= TOLERANCE * x:
+            x = new_x
+            break
+        seen.add(wb)
+        x = new_x
+    assert bursts is not None
+    burst = min(bursts.seconds, period)
+    if bursts.seconds > MAX_BURST_SHARE * period:
+        _decline(
+            f"the txg write-back holds the disks more than {MAX_BURST_SHARE:.0%} of the time: "
+            f"one txg's write-back then meets the next's, which this engine does not queue"
+        )
+    _, txg_bounds = m._write_bounds(None)
+    txg_bounds.pop("client", None)
+    host = {k: b for k, b in txg_bounds.items() if not k.startswith("vdev")}
+    if any(x >= b for b in host.values()):
+        _decline("the txg write-back cannot keep up with the sync writes (the host)")
+    share = burst / period
+    util: dict[str, float] = {k: min(1.0, x / b) for k, b in host.items()}
+    i = 0
+    for v in m.vdevs:
+        width = len(v.top.vdev.devices)
+        # the platters' phases set which leaf of a vdev waits longest for its flushes; the
+        # DES draws its own, so each leaf gets its vdev's mean; in a burst the disks are busy
+        mean = float(np.mean(table.leaf_busy[i : i + width]))
+        for name in v.top.vdev.devices:
+            util[f"disk:{name}"] = min(1.0, mean * (1.0 - share) + share)
+        i += width
+    c = m.costs
+    lwb_cpu = (c.zio + table.lwb_bytes * c.checksum_per_byte) / table.commits_per_lwb
+    cpu = call_cpu(m)
+    util["cpu"] = max(util.get("cpu", 0.0), min(1.0, x * (cpu + lwb_cpu) / m.cores))
+    n, per = m.njobs, m.per_commit
+    cycle = n * per / x  # a job's time between commits, bursts included
+    commit = cycle - per * cpu
+    mean = m.slots * cycle
+    p50: float | None = None
+    p99: float | None = None
+    if m.slots == 1:
+        p50, p99 = _percentiles(table, bursts, q * (period - burst), float(bursts.calls))
+        if bursts.calls > MAX_P99_BURST_CALLS * x * period:
+            p99 = None
+    write = DirectionStats(
+        bytes_per_s=x * m.bs, iops=x, latency_mean=mean, latency_p50=p50, latency_p99=p99
+    )
+    details = {
+        "clients": m.clients,
+        "validity": "in range",
+        "zil_commits_per_lwb": table.commits_per_lwb,
+        "zil_lwb_bytes": table.lwb_bytes,
+        "zil_indirect": False,
+        "zil_commit_mean_s": commit,
+        "zil_commits_between_txgs_per_s": q,
+        "zil_calls_per_write_back": bursts.calls,
+        "zil_phase_spread": table.phase_spread,
+        "txg_write_back_s": burst,
+        "txg_period_s": period,
+        "p99_modelled": p99 is not None,
+        "slog": False,
+        "call_cycle_s": cycle,
+        **{f"bound_{k}_calls_per_s": b for k, b in txg_bounds.items()},
+    }
+    name, busiest = max(util.items(), key=lambda kv: kv[1], default=("", 0.0))
+    if util.get("memory", 0.0) >= 0.85:
+        limit = "memory"
+    elif busiest >= 0.85:
+        limit = name
+    elif commit > 0.5 * per * mean:
+        limit = "zil"  # the DES's rule: commits hold most of the write latency
+    elif cpu * x >= 0.85 * min(m.clients, m.cores):
+        limit = "cpu"
+    else:
+        limit = "client"
+    return write, limit, util, details
+
+
+def _decline(reason: str) -> None:
+    raise OutOfRange(
+        f"outside the analytic engine's validity range: {reason} (modelled by the DES only); "
+        f"use --engine des"
+    )
+
+
+def _percentiles(
+    quiet: LogTable, burst: BurstTable, quiet_calls: float, burst_calls: float
+) -> tuple[float, float]:
+    """p50 and p99 of a call's latency: the two tables' distributions (101 percentiles
+    each) weighted by the calls made between syncs and during write-backs."""
+    values = [*quiet.call_quantiles, *burst.call_quantiles]
+    total = quiet_calls + burst_calls
+    wq = quiet_calls / total / len(quiet.call_quantiles)
+    wb = burst_calls / total / len(burst.call_quantiles)
+    weights = [wq] * len(quiet.call_quantiles) + [wb] * len(burst.call_quantiles)
+    order = np.argsort(values)
+    v = np.asarray(values)[order]
+    cum = np.cumsum(np.asarray(weights)[order])
+    p50 = float(v[min(len(v) - 1, int(np.searchsorted(cum, 0.5)))])
+    p99 = float(v[min(len(v) - 1, int(np.searchsorted(cum, 0.99)))])
+    return p50, p99
