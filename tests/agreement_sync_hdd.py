@@ -35,8 +35,7 @@ def hdd_layouts(draw: Any) -> str:
         spares = draw(st.integers(0, 2))
         children = data + parity + spares + draw(st.integers(0, 4))
         return f"draid{parity}:{data}d:{children}c:{spares}s"
-    # pools of 1-2 disks are the DES's (zsim.analytic.sync_range.MIN_HDD_LOG_DISKS), and
-    # so are most mirrors of two (their commits lock to the spindles' phases,
+    # most mirrors of two are the DES's (their commits lock to the spindles' phases,
     # zsim.analytic.sync_hdd.MAX_PHASE_SPREAD): a few are drawn to see them declined
     if kind == "stripe":
         return f"stripe {draw(st.sampled_from([2, 3, 4, 6]))}"

@@ -49,6 +49,7 @@ def _spec(layout: str, jobs: int = 4, version: str = "2.2") -> lt.LogSpec:
         costs=c,
         cores=m.cores,
         taskq=m.taskq,
+        at=tuple(v.hi for v in m.vdevs),
     )
 
 
@@ -99,7 +100,7 @@ def test_a_write_back_the_caches_hold_stops_the_commits_for_its_destage():
     # 40 MiB of aggregated writes per leaf (the drives' 256 MiB caches take it at once): a
     # commit's flush then waits until it is on the platters
     runs = 40 * 4  # 1 MiB on each of the 4 data disks' leaves per run
-    wb = lt.WriteBack((runs,), (4 << 20,), (0,), (0,), 16384, (0.5,), 2)
+    wb = lt.WriteBack((runs,), (4 << 20,), (0,), (0,), 16384, 2)
     burst = lt.burst_table(spec, wb)
     media = 150e6  # B/s: well above what the IronWolf destages at mid-stroke
     assert burst.seconds > 40 * 2**20 / media
@@ -107,7 +108,7 @@ def test_a_write_back_the_caches_hold_stops_the_commits_for_its_destage():
     assert burst.call_quantiles[100] > 0.5 * (40 * 2**20 / media)
     assert lt._decode_burst(dataclasses.asdict(burst)) == burst
     # no write-back: the span is the calls already under way
-    none = lt.measure_burst(spec, lt.WriteBack((0,), (4 << 20,), (0,), (0,), 16384, (0.5,), 2))
+    none = lt.measure_burst(spec, lt.WriteBack((0,), (4 << 20,), (0,), (0,), 16384, 2))
     assert none.seconds < 3 * quiet.call_mean
 
 

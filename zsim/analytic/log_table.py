@@ -47,7 +47,7 @@ import simpy
 
 from zsim.analytic.seqstreams import bus_signature, vdev_paths
 from zsim.des.engine import spindle_phase
-from zsim.des.txg_runs import TxgState
+from zsim.des.txg_runs import TxgState, uberblock_zio
 from zsim.des.vdev import ASYNC_WRITE, Countdown, LeafQueue, TopVdev, aggregation_limit
 from zsim.des.zil import Zil
 from zsim.hardware import hdd
@@ -84,7 +84,10 @@ class LogSpec:
     """What a log table runs: ``jobs`` O_SYNC writers of ``nbytes`` per call (whole records
     of ``recordsize``, their log records ``WR_COPIED``), each call ``call_cpu`` s of CPU, on
     the data ``vdevs`` ((vdev, allocatable bytes) each, ``ashift``) of ``profile`` drives
-    behind ``hardware``'s bus, ``cores`` cores of which ``taskq`` run the log's checksums."""
+    behind ``hardware``'s bus, ``cores`` cores of which ``taskq`` run the log's checksums;
+    ``at``: per vdev, where the log and the txg allocate (a fraction of its space: the
+    allocation cursor after the working files, ``ZfsModel.place_files``, from which the DES's
+    ``Zil`` starts its log too)."""
 
     profile: Profile
     vdevs: tuple[tuple[Vdev, int], ...]
@@ -98,6 +101,7 @@ class LogSpec:
     costs: CpuCosts
     cores: int
     taskq: int
+    at: tuple[float, ...]
 
     def key(self) -> tuple[Any, ...]:
         names = tuple(d for v, _ in self.vdevs for d in v.devices)
@@ -118,6 +122,7 @@ class LogSpec:
             _round(self.costs.checksum_per_byte),
             int(self.cores),
             int(self.taskq),
+            tuple(_quantize(a) for a in self.at),
         )
 
 
@@ -127,15 +132,14 @@ class WriteBack:
     data writes of ``run_bytes`` (vdev bytes each: a run of records, ``ZfsModel._issue_run``),
     ``blocks`` indirect-block copies of ``block_bytes`` allocated after them and ``dittos``
     more a ditto distance away (a second copy on a pool of one vdev,
-    ``TopVdev.allocate_ditto``), from ``at`` (a fraction of the vdev's space: after the
-    working files, ``ZfsModel.place_files``); ``active`` async writes in flight per leaf."""
+    ``TopVdev.allocate_ditto``), from the txg's cursor (:attr:`LogSpec.at`); ``active`` async
+    writes in flight per leaf."""
 
     runs: tuple[int, ...]
     run_bytes: tuple[int, ...]
     blocks: tuple[int, ...]
     dittos: tuple[int, ...]
     block_bytes: int
-    at: tuple[float, ...]
     active: int
 
 
@@ -187,10 +191,8 @@ def log_table(spec: LogSpec) -> LogTable:
 def burst_table(spec: LogSpec, write_back: WriteBack) -> BurstTable:
     """The table of ``spec`` over ``write_back`` (one draw of the phases: the write-back's
     seeks and transfers break the commits' lock to the platters). Cached."""
-    at = tuple(_quantize(a) for a in write_back.at)
-    wb = dataclasses.replace(write_back, at=at)
-    key = (*spec.key(), wb.runs, wb.run_bytes, wb.blocks, wb.dittos, wb.block_bytes, wb.at,
-           wb.active)  # fmt: skip
+    wb = write_back
+    key = (*spec.key(), wb.runs, wb.run_bytes, wb.blocks, wb.dittos, wb.block_bytes, wb.active)
     table = _BURSTS.get(key)
     if table is None:
         table = load_or_measure("logbursts", key, lambda: measure_burst(spec, wb),
@@ -264,7 +266,7 @@ def measure_burst(spec: LogSpec, write_back: WriteBack, seed: int = PHASE_SEEDS[
     )
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Run:
     """One run's measures: commits/s, the calls' latencies (s), the commits' summed time,
     commits, lwbs, log bytes, each leaf's busy share, and the span measured, s."""
@@ -287,17 +289,21 @@ def _measure_one(spec: LogSpec, seed: int, write_back: WriteBack | None = None) 
     rng = np.random.default_rng(seed)
     agg = aggregation_limit(True, spec.version)
     names = tuple(d for v, _ in spec.vdevs for d in v.devices)
+    # one set of bus stages for the whole pool, as the DES builds it
+    paths = vdev_paths(env, spec.hardware, names, spec.vdevs[0][0], spec.profile)
     devices: list[Device] = []
     tops = []
-    for vdev, space in spec.vdevs:
-        paths = vdev_paths(env, spec.hardware, names, vdev, spec.profile)
+    for (vdev, space), at in zip(spec.vdevs, spec.at, strict=True):
         leaves = []
         for name in vdev.devices:
             dev = Device(env, name, model, True, paths.get(name, BusPath([])),
                          spindle_phase(rng, model))  # fmt: skip
             devices.append(dev)
             leaves.append(LeafQueue(dev, agg, spec.version))
-        tops.append(TopVdev(vdev, leaves, spec.ashift, space, True))
+        top = TopVdev(vdev, leaves, spec.ashift, space, True)
+        # the DES's Zil starts its log at the cursor after the files, as the txg does
+        top.allocate_from(int(at * space) >> spec.ashift << spec.ashift)
+        tops.append(top)
     cpu = CpuPool(env, spec.cores, None, background_cap=spec.taskq)
     pool = _LogPool(env, spec.version, tops, spec.costs, cpu, spec.recordsize, spec.recordsize)
     zil = Zil(pool, [], "latency", False)
@@ -318,7 +324,7 @@ def _measure_one(spec: LogSpec, seed: int, write_back: WriteBack | None = None) 
                      bytes=zil.log_bytes)  # fmt: skip
         areas.extend(_area(d, env.now) for d in devices)
         if write_back is not None:
-            _write_back(tops, spec.vdevs, write_back, written_back)
+            _write_back(tops, write_back, written_back)
 
     def written_back() -> None:
         waiting.update(inflight)
@@ -388,15 +394,12 @@ def _measure_one(spec: LogSpec, seed: int, write_back: WriteBack | None = None) 
                 [a / span if span > 0 else 0.0 for a in areas], span)  # fmt: skip
 
 
-def _write_back(
-    tops: list[TopVdev],
-    vdevs: tuple[tuple[Vdev, int], ...],
-    write_back: WriteBack,
-    done: Callable[[], None],
-) -> None:
+def _write_back(tops: list[TopVdev], write_back: WriteBack, done: Callable[[], None]) -> None:
     """Issue one txg's write-back on every vdev at once, as ``spa_sync()`` does (placed by
-    the vdev's own allocator from the txg's cursor: data runs, then indirect-block copies,
-    the ditto copies 1/8 of the vdev away); ``done`` when every write is."""
+    the vdev's own allocator from its cursor: data runs, then indirect-block copies, the
+    ditto copies 1/8 of the vdev away), then, once written, the uberblock with a cache flush
+    on every leaf (``ZfsModel._write_uberblocks``); ``done`` when those are. The space-map
+    appends of the blocks a txg frees are left out (a block or two per vdev)."""
     writes = [
         (t, n, size, ditto)
         for t in range(len(tops))
@@ -407,14 +410,20 @@ def _write_back(
         )
         if n > 0 and size > 0
     ]
-    countdown = Countdown(sum(n for _, n, _, _ in writes), done)
+    leaves = [(top, i) for top in tops for i in range(len(top.leaves))]
+
+    def uberblocks() -> None:
+        flushed = Countdown(len(leaves), done)
+        for top, i in leaves:
+            top.leaves[i].add(uberblock_zio(top, flushed.tick))
+
     if not writes:
-        done()
+        uberblocks()
         return
-    for t, (top, (_, space)) in enumerate(zip(tops, vdevs, strict=True)):
+    countdown = Countdown(sum(n for _, n, _, _ in writes), uberblocks)
+    for top in tops:
         for leaf in top.leaves:
             leaf.set_async_write_max(write_back.active)
-        top.allocate_from(int(write_back.at[t] * space) >> top.ashift << top.ashift)
     for t, n, size, ditto in writes:
         top = tops[t]
         asize = psize_to_asize(top.vdev, size, top.ashift)
@@ -449,6 +458,10 @@ _LOG_MODULES = (
     "machine/links",
     "des/vdev",
     "des/zil",
+    "des/engine",
+    "des/txg_runs",
+    "zfs/zil",
+    "analytic/seqstreams",
     "layout/raidz",
     "layout/draid",
     "layout/alloc",

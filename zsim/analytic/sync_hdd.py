@@ -10,22 +10,23 @@ write model's txg gives them.
   the model declines.
 * **The txg's write-back** (``spa_sync()``): every ``zfs_txg_timeout`` (or when the dirty
   records reach ``zfs_dirty_data_sync``) the txg writes its records and the indirect blocks
-  they dirtied (:meth:`zsim.analytic.sync.SyncModel._txg_streams`; a random writer's
-  records each dirty their own level-1 block, so the indirect blocks outweigh 8 KiB records
-  many times) to the same disks, the vdev queue aggregating them into writes of up to
-  ``zfs_vdev_aggregation_limit``. The drives take those into their caches at once and a
-  commit's flush then destages whatever the write-back put there since the last one
+  they dirtied (:meth:`zsim.analytic.sync.SyncModel._metadata_per_record`; a random
+  writer's records each dirty their own level-1 block, so the indirect blocks outweigh
+  8 KiB records many times) to the same disks, the vdev queue aggregating them into writes
+  of up to ``zfs_vdev_aggregation_limit``, then the uberblock with a flush. The drives take
+  those into their caches at once and the next commit's flush destages them
   (``zil_lwb_flush_vdevs_done()`` → ``zio_flush()``; the drive model's destage on flush):
-  the commits go on, slower, and the write-back goes slower too. A burst table measures
-  both: the commits' rate ``Q_b`` and latencies, and the bytes each leaf writes back per
-  second ``R``, with the txg's async writes in flight (``zfs_vdev_async_write_max_active``
-  for its dirty data, :func:`zsim.zfs.txg.async_write_max_active`) at its allocation cursor.
-* **The mixture**: a txg of ``T`` s writes back ``W`` bytes per leaf in ``B = W / R`` s (the
-  slowest vdev's), so X = (Q·(T − B) + Q_b·B) / T, solved by iteration (``T`` and ``W``
-  follow X). The calls' latencies mix the two tables' distributions by the calls made in
-  each state; the mean is the closed loop's (Little's law). The p99 is given only while
-  the calls a write-back catches are under :data:`MAX_P99_BURST_CALLS` of all: past that
-  it falls among them, and one txg's draw decides it.
+  a write-back the caches hold stops the commits for its destage, a larger one lets them
+  through, slowly. A burst table runs one such write-back (:func:`write_back`) and gives its
+  span ``B`` (from its start until the last call it overlapped returned) and the calls
+  ``N_b`` that returned in it.
+* **The mixture**: with ``T`` s between syncs, X = (Q·(T − B) + N_b) / T, solved by
+  iteration within a shrinking bracket (``T`` and the write-back follow X; a new
+  write-back is a new burst table).
+  The calls' latencies mix the two tables' distributions by the calls made in each; the
+  mean is the closed loop's (Little's law). The p99 is given only while the calls a
+  write-back catches are under :data:`MAX_P99_BURST_CALLS` of all: past that it falls
+  among them, and one txg's draw decides it.
 
 Validity (:func:`zsim.analytic.sync_range.sync_validity`): whole-record O_SYNC or
 ``sync=always`` writes whose log records are ``WR_COPIED``; then, once solved, a phase
@@ -61,13 +62,14 @@ MAX_BURST_SHARE = 0.5
 #: (:attr:`~zsim.analytic.log_table.LogTable.phase_spread`) the model answers at: past it
 #: the commits lock to the spindles' relative phases and the DES's rate depends on its seed
 MAX_PHASE_SPREAD = 0.1
-#: the fixed point's tolerance (relative) and iterations: each new write-back is a table
 #: the largest share of the calls a write-back may catch for the p99 to be given: past
 #: half the 1 % tail the p99 falls among the calls it slowed, where one txg's draw in the
 #: burst table decides it (the agreement runs missed by −47 … +750 % from 1 % up)
 MAX_P99_BURST_CALLS = 0.005
+#: the fixed point's relative tolerance and iterations (each new write-back is a burst
+#: table's run)
 TOLERANCE = 0.01
-MAX_ITERATIONS = 6
+MAX_ITERATIONS = 10
 
 
 def log_spec(m: SyncModel) -> LogSpec:
@@ -86,6 +88,7 @@ def log_spec(m: SyncModel) -> LogSpec:
         costs=c,
         cores=m.cores,
         taskq=m.taskq,
+        at=tuple(v.hi for v in m.vdevs),
     )
 
 
@@ -96,10 +99,13 @@ def call_cpu(m: SyncModel) -> float:
 
 
 def write_back(m: SyncModel, x: float) -> tuple[WriteBack, float]:
-    """At ``x`` calls/s: one txg's write-back as a burst table issues it (its records in
-    runs of the aggregated size :meth:`SyncModel._vdev_shapes` gives, its indirect blocks'
-    copies as :meth:`SyncModel._metadata_per_record` counts them, each a level-1 block,
-    a second copy a ditto distance away on a pool of one vdev), and the s between syncs."""
+    """At ``x`` calls/s: one txg's write-back as a burst table issues it, and the s between
+    syncs. Its records go in runs that put :func:`~zsim.analytic.writes.run_leaf_bytes` on
+    each leaf (``WriteRun``'s aggregation), as many as carry the txg's allocated record
+    bytes to each leaf (a mirror's children each write them whole; raidz and dRAID spread
+    them, parity and padding included, over their children); its indirect blocks' copies
+    as :meth:`SyncModel._metadata_per_record` counts them, each a level-1 block, a second
+    copy a ditto distance away on a pool of one vdev."""
     records, period = m._txg_records(x)
     txg = txg_tunables(m.sc.hardware.ram, m.version)
     active = async_write_max_active(int(records * m.rs), txg)
@@ -110,14 +116,16 @@ def write_back(m: SyncModel, x: float) -> tuple[WriteBack, float]:
     runs, run_bytes, blocks, dittos = [], [], [], []
     for i, (v, (data, _, leaf_run, _)) in enumerate(zip(m.vdevs, m._vdev_shapes(), strict=True)):
         here = records * v.weight
-        size = leaf_run * v.top.data_disks
-        runs.append(round(here * m.psize / size) if data > 0 and size > 0 else 0)
-        run_bytes.append(size)
-        copies_here = here * meta[i] / psize_to_asize(v.top.vdev, block, pool.ashift)
+        vdev = v.top.vdev
+        spread = vdev.kind in ("raidz", "draid")
+        per_leaf = here * v.asize / (len(vdev.devices) if spread else 1)
+        runs.append(max(1, round(per_leaf / leaf_run)) if data > 0 else 0)
+        # a block whose columns are leaf_run on each child: leaf_run on each data column
+        run_bytes.append(leaf_run * v.top.data_disks)
+        copies_here = here * meta[i] / psize_to_asize(vdev, block, pool.ashift)
         blocks.append(round(copies_here * (1.0 - ditto)))
         dittos.append(round(copies_here * ditto))
-    at = tuple(v.hi for v in m.vdevs)
-    wb = WriteBack(tuple(runs), tuple(run_bytes), tuple(blocks), tuple(dittos), block, at, active)
+    wb = WriteBack(tuple(runs), tuple(run_bytes), tuple(blocks), tuple(dittos), block, active)
     return wb, period
 
 
@@ -135,20 +143,21 @@ def solve_hdd_pool(m: SyncModel) -> tuple[DirectionStats, str, dict[str, float],
         )
     # X = (Q·(T − B) + N_b) / T: the burst table over the txg's write-back at X gives its
     # span B and the calls N_b that returned in it; T and the write-back follow X
-    x = q
+    # X = g(X) with g falling in X: each step keeps a bracket [lo, hi] of the root and
+    # moves to g(x) inside it, else to its middle
+    x, lo, hi = q, 0.0, q
     bursts: BurstTable | None = None
     period = 0.0
-    seen: set[WriteBack] = set()
     for _ in range(MAX_ITERATIONS):
         wb, period = write_back(m, x)
         bursts = burst_table(spec, wb)
-        span = min(bursts.seconds, period)
-        new_x = (q * (period - span) + bursts.calls) / period
-        if wb in seen or abs(new_x - x) <= TOLERANCE * x:
-            x = new_x
+        new_x = (q * (period - min(bursts.seconds, period)) + bursts.calls) / period
+        if abs(new_x - x) <= TOLERANCE * x:
             break
-        seen.add(wb)
-        x = new_x
+        lo, hi = (lo, x) if new_x < x else (x, hi)
+        x = new_x if lo < new_x < hi else 0.5 * (lo + hi)
+    else:
+        _decline("the rate and the txg's write-back it sets did not settle")
     assert bursts is not None
     burst = min(bursts.seconds, period)
     if bursts.seconds > MAX_BURST_SHARE * period:

@@ -11,11 +11,6 @@ from zsim.scenario import Scenario
 from zsim.zfs.version import parse_zfs_version
 from zsim.zfs.zil import IMMEDIATE_WRITE_SZ, is_indirect
 
-#: pools of at most this many data disks are the DES's for sync writes without a SLOG: the
-#: line between the agreement runs that missed (every 1- and 2-disk pool drawn, by up to
-#: −19 % in rate and ±63 % in p99) and those that agreed, not a mechanism's
-MIN_HDD_LOG_DISKS = 2
-
 
 def sync_writes(sc: Scenario) -> bool:
     """Does ``sc``'s job commit its writes through the ZIL (as :class:`zsim.des.engine.Engine`
@@ -77,17 +72,6 @@ def _hdd_pool_reason(sc: Scenario, direct: bool) -> str | None:
     assert w.bs is not None, "a sync-write job is an fio job, which has a block size"
     if w.fsync and not (w.sync or pool.sync == "always"):
         return "fio fsync=N (commits every N buffered writes) is modelled by the DES only"
-    layout = sc.layout_tree()
-    assert isinstance(layout, ZfsLayout), "validity() admits ZFS pools only"
-    disks = sum(len(v.devices) for v in layout.data_vdevs)
-    if disks <= MIN_HDD_LOG_DISKS:
-        return (
-            f"a pool of {disks} disk{'s' if disks > 1 else ''} is modelled by the DES only "
-            f"(there the log, the txg's write-back and its indirect blocks' ditto copies "
-            f"share one or two heads, and the engines were seen to differ by up to 19 % in "
-            f"rate and 63 % in p99; pools of {MIN_HDD_LOG_DISKS + 1} disks and more are in "
-            f"range)"
-        )
     if w.bs % pool.recordsize:
         return (
             f"writes of {w.bs // 1024} KiB into {pool.recordsize // 1024} KiB records "

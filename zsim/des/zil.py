@@ -130,9 +130,10 @@ class Zil:
         self.last_latency = 0.0
         self.waiting_commits = 0
         # ZIL blocks in the pool go to each vdev's embedded log metaslab (2.1+), the one
-        # with the most free space when the pool was opened (vdev.c, vdev_metaslab_init()):
-        # the pool's first metaslab for a pool created empty, where the log starts here
-        # (the log is made before the files are laid out)
+        # with the most free space when the pool was opened (vdev.c, vdev_metaslab_init());
+        # here the log starts at the allocation cursor after the working files (the Engine
+        # makes the log once they are laid out), the empty space the txgs allocate from too
+        # [inference]
         self.pool_log_cursor = [t.cursor for t in zfs.tops]
         # what the run did, for the result's details
         self.commits = 0
