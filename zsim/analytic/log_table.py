@@ -64,8 +64,8 @@ from zsim.zfs.version import ZfsVersion
 
 #: commits measured per seed, after :data:`WARMUP_COMMITS` (the platters' phases against
 #: the commits' cycle settle within a few hundred)
-MEASURED_COMMITS = 800
-WARMUP_COMMITS = 200
+MEASURED_COMMITS = 600
+WARMUP_COMMITS = 150
 #: the seeds of the platters' phases the table runs with and pools. The drive model's
 #: spindles turn at exactly the rated speed, so a run keeps the relative phases it was
 #: drawn with, and commits whose log blocks span a few spindles (a mirror's children) can
