@@ -8,11 +8,13 @@ import dataclasses
 import pytest
 
 from zsim.analytic import log_table as lt
-from zsim.analytic.demands import PoolModel
+from zsim.analytic.sync import SyncModel
+from zsim.analytic.sync_hdd import log_spec
 from zsim.scenario import scenario_from_dict
 
 
 def _spec(layout: str, jobs: int = 4, version: str = "2.2") -> lt.LogSpec:
+    """The spec the model builds for 8K O_SYNC writers on IronWolf drives."""
     sc = scenario_from_dict(
         {
             "name": "log table unit",
@@ -34,23 +36,7 @@ def _spec(layout: str, jobs: int = 4, version: str = "2.2") -> lt.LogSpec:
             },
         }
     )
-    m = PoolModel(sc)
-    c = m.costs
-    return lt.LogSpec(
-        profile=m.disk,
-        vdevs=tuple((v.top.vdev, v.space) for v in m.vdevs),
-        ashift=12,
-        version=m.version,
-        hardware=sc.hardware,
-        jobs=jobs,
-        nbytes=m.bs,
-        recordsize=m.rs,
-        call_cpu=c.syscall + m.bs * (c.copy_per_byte + c.cache_pages_per_byte),
-        costs=c,
-        cores=m.cores,
-        taskq=m.taskq,
-        at=tuple(v.hi for v in m.vdevs),
-    )
+    return log_spec(SyncModel(sc))
 
 
 def test_a_commit_on_one_disk_waits_for_its_block_to_reach_the_platter():

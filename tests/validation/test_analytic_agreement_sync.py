@@ -50,11 +50,6 @@ DES_WALL = 600.0  # a safety net only
 
 def compare(draw: dict[str, Any]) -> dict[str, Any]:
     """Both engines on one draw (in a worker process): a flat record."""
-    import zsim
-    from zsim.analytic.validity import OutOfRange
-    from zsim.scenario import scenario_from_dict
-
-    sc = scenario_from_dict(draw, source="sync agreement draw")
     w, hw, pool = draw["workload"], draw["hardware"], draw["pool"]
     log = f" on {hw['log_device'][:10]}" if "log_device" in hw else ""
     mode = "sync=always" if pool.get("sync") else "O_SYNC" if w["sync"] else f"fsync={w['fsync']}"
@@ -64,6 +59,17 @@ def compare(draw: dict[str, Any]) -> dict[str, Any]:
         f"{mode} {hw['zfs_version']} "
         f"cores={hw['cpu_cores']}"
     )
+    return compare_engines(draw, label, "sync agreement draw")
+
+
+def compare_engines(draw: dict[str, Any], label: str, source: str) -> dict[str, Any]:
+    """Both engines on one sync-write draw: a flat record under ``label`` (the analytic
+    engine declined, the DES inconclusive, or both compared)."""
+    import zsim
+    from zsim.analytic.validity import OutOfRange
+    from zsim.scenario import scenario_from_dict
+
+    sc = scenario_from_dict(draw, source=source)
     try:
         a = zsim.simulate(sc, engine="analytic")
     except OutOfRange as err:
@@ -155,6 +161,12 @@ def _summary(records: tuple[dict[str, Any], ...]) -> dict[str, Any]:
 
 def test_print_the_sync_agreement_table():
     records = _records()
+    print_table(records)
+    assert len(records) == DRAWS, len(records)
+
+
+def print_table(records: tuple[dict[str, Any], ...]) -> None:
+    """Every draw's line, then the counts, the errors and the reasons declined."""
     s = _summary(records)
     lines = [_line(r) for r in records]
     lines.append(
@@ -171,7 +183,6 @@ def test_print_the_sync_agreement_table():
     for reason, n in s["declined"].most_common():
         lines.append(f"declined {n}: {reason}")
     print("\n" + "\n".join(lines))
-    assert len(records) == DRAWS, len(records)
 
 
 def test_enough_sync_draws_are_compared():

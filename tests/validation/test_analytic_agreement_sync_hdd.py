@@ -22,7 +22,6 @@ from __future__ import annotations
 import functools
 import os
 import statistics
-from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
@@ -31,12 +30,12 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from tests.agreement_sync_hdd import hdd_sync_scenarios
-from tests.validation.test_analytic_agreement import (
-    DES_CI,
-    _busy,
-    _failures,
-    _key,
-    _kind,
+from tests.validation.test_analytic_agreement import _key
+from tests.validation.test_analytic_agreement_sync import (
+    _line,
+    _summary,
+    compare_engines,
+    print_table,
 )
 
 pytestmark = pytest.mark.slow
@@ -45,17 +44,11 @@ DRAWS = int(os.environ.get("ZSIM_SYNC_HDD_DRAWS", "16"))
 BATCH = 6
 WORKERS = int(os.environ.get("ZSIM_SYNC_WORKERS", "2"))
 MIN_COMPARED = min(20, DRAWS * 2 // 3)
-DES_SIM = 60.0  # simulated seconds
-DES_WALL = 600.0  # a safety net only
 
 
 def compare(draw: dict[str, Any]) -> dict[str, Any]:
-    """Both engines on one draw (in a worker process): a flat record."""
-    import zsim
-    from zsim.analytic.validity import OutOfRange
-    from zsim.scenario import scenario_from_dict
-
-    sc = scenario_from_dict(draw, source="HDD sync agreement draw")
+    """Both engines on one draw (in a worker process), as the sync agreement test runs them
+    (its DES settings): a flat record."""
     w, hw, pool = draw["workload"], draw["hardware"], draw["pool"]
     mode = "sync=always" if pool.get("sync") else "O_SYNC"
     label = (
@@ -63,56 +56,7 @@ def compare(draw: dict[str, Any]) -> dict[str, Any]:
         f"{w['rw']} bs={w['bs'] >> 10}K j={w['numjobs']} qd={w['iodepth']} "
         f"{mode} {w['size']} ram={hw['ram']} {hw['zfs_version']} cores={hw['cpu_cores']}"
     )
-    try:
-        a = zsim.simulate(sc, engine="analytic")
-    except OutOfRange as err:
-        return {"label": label, "status": "declined", "reason": str(err).split(": ", 1)[-1]}
-    d = zsim.simulate(
-        sc, engine="des", seed=1, target_ci=DES_CI, max_sim_seconds=DES_SIM,
-        max_wall_seconds=DES_WALL,
-    )  # fmt: skip
-    record = {
-        "label": label,
-        "analytic_iops": a.write.iops,
-        "des_iops": d.write.iops,
-        "analytic_p99": a.write.latency_p99,
-        "des_p99": d.write.latency_p99,
-        "analytic_limit": a.limit,
-        "des_limit": d.limit,
-        "ci_rel": d.ci_rel,
-        "analytic_ms": a.wall_seconds * 1e3,
-        "des_s": d.wall_seconds,
-    }
-    if d.ci_rel is None or d.ci_rel > DES_CI or d.write.iops <= 0:
-        record["status"] = "inconclusive"
-        return record
-    record["status"] = "compared"
-    record["rate_err"] = a.write.iops / d.write.iops - 1.0
-    record["p99_err"] = (
-        a.write.latency_p99 / d.write.latency_p99 - 1.0
-        if a.write.latency_p99 and d.write.latency_p99
-        else None
-    )
-    ak, dk = _kind(a.limit), _kind(d.limit)
-    record["limit_agrees"] = (
-        ak == dk or _busy(a.utilization, dk) >= 0.7 or _busy(d.utilization, ak) >= 0.7
-    )
-    return record
-
-
-def _line(r: dict[str, Any]) -> str:
-    if r["status"] == "declined":
-        return f"  declined      {r['label']}: {r['reason']}"
-    if r["status"] == "inconclusive":
-        ci = "none" if r["ci_rel"] is None else f"{r['ci_rel']:.3f}"
-        return f"  inconclusive  {r['label']} (DES CI {ci})"
-    bad = _failures(r)
-    p99 = "   n/a" if r["p99_err"] is None else f"{r['p99_err']:+6.1%}"
-    return (
-        f"  {'FAIL' if bad else 'ok':12s}  rate {r['rate_err']:+6.1%}  p99 {p99}  "
-        f"{r['analytic_limit']:>8s} / {r['des_limit']:<8s} {r['label']} "
-        f"(analytic {r['analytic_ms']:.1f} ms, DES {r['des_s']:.1f} s)"
-    )
+    return compare_engines(draw, label, "HDD sync agreement draw")
 
 
 @functools.cache
@@ -140,36 +84,9 @@ def _records() -> tuple[dict[str, Any], ...]:
     return tuple(records)
 
 
-def _summary(records: tuple[dict[str, Any], ...]) -> dict[str, Any]:
-    compared = [r for r in records if r["status"] == "compared"]
-    return {
-        "compared": compared,
-        "declined": Counter(r["reason"] for r in records if r["status"] == "declined"),
-        "inconclusive": sum(r["status"] == "inconclusive" for r in records),
-        "failing": [r for r in compared if _failures(r)],
-        "rate_errors": [abs(r["rate_err"]) for r in compared],
-        "p99_errors": [abs(r["p99_err"]) for r in compared if r["p99_err"] is not None],
-    }
-
-
 def test_print_the_hdd_sync_agreement_table():
     records = _records()
-    s = _summary(records)
-    lines = [_line(r) for r in records]
-    lines.append(
-        f"drawn {len(records)}, declined {sum(s['declined'].values())}, inconclusive DES "
-        f"{s['inconclusive']}, compared {len(s['compared'])}, disagreeing: {len(s['failing'])}"
-    )
-    if s["rate_errors"]:
-        lines.append(
-            f"|rate error| median {statistics.median(s['rate_errors']):.1%}, worst "
-            f"{max(s['rate_errors']):.1%}; |p99 error| median "
-            f"{statistics.median(s['p99_errors']) if s['p99_errors'] else 0:.1%}, worst "
-            f"{max(s['p99_errors'], default=0):.1%} over {len(s['p99_errors'])}"
-        )
-    for reason, n in s["declined"].most_common():
-        lines.append(f"declined {n}: {reason}")
-    print("\n" + "\n".join(lines))
+    print_table(records)
     assert len(records) == DRAWS, len(records)
 
 

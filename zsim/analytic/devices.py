@@ -115,8 +115,17 @@ class DeviceTable:
         return float((pmf * s).sum())
 
 
-def _quantize(fraction: float) -> float:
+def quantize_fraction(fraction: float) -> float:
+    """A place on a device or vdev to :data:`REGION_STEP` of its space (tables of nearby
+    places are shared)."""
     return min(1.0, max(0.0, round(fraction / REGION_STEP) * REGION_STEP))
+
+
+def _region(lo: float, hi: float) -> tuple[float, float]:
+    """[``lo``, ``hi``) on the tables' grid: its width a quarter-octave, its start a step."""
+    width = _quantize_width(hi - lo)
+    lo_q = min(quantize_fraction(lo), 1.0 - width)
+    return lo_q, lo_q + width
 
 
 def _quantize_width(width: float) -> float:
@@ -137,9 +146,7 @@ def device_table(
 ) -> DeviceTable:
     """The table for requests of ``nbytes`` over [``lo``, ``hi``) of the device (fractions of
     its capacity), ``k`` = 1 … ``kmax`` outstanding; ``sequential``: one stream. Cached."""
-    width = _quantize_width(hi - lo)
-    lo_q = min(_quantize(lo), 1.0 - width)
-    hi_q = lo_q + width
+    lo_q, hi_q = _region(lo, hi)
     key = (
         profile_key(profile),
         int(nbytes),
@@ -168,10 +175,8 @@ def point_rate(
     """Requests/s the device completes with ``k`` outstanding, over the region
     [``lo``, ``hi``) quantized as :func:`device_table` does: one depth's point of a table,
     measured alone where no table is needed (the point is shared with the tables). Cached."""
-    width = _quantize_width(hi - lo)
-    lo_q = min(_quantize(lo), 1.0 - width)
-    return _point(profile, int(nbytes), bool(is_write), bool(sequential), lo_q, lo_q + width,
-                  int(k))[0]  # fmt: skip
+    lo_q, hi_q = _region(lo, hi)
+    return _point(profile, int(nbytes), bool(is_write), bool(sequential), lo_q, hi_q, int(k))[0]
 
 
 _CACHE: dict[tuple, DeviceTable] = {}

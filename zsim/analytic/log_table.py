@@ -45,7 +45,8 @@ from typing import Any
 import numpy as np
 import simpy
 
-from zsim.analytic.seqstreams import bus_signature, vdev_paths
+from zsim.analytic.devices import quantize_fraction
+from zsim.analytic.seqstreams import bus_signature, round_cpu, vdev_paths
 from zsim.des.engine import spindle_phase
 from zsim.des.txg_runs import TxgState, uberblock_zio
 from zsim.des.vdev import ASYNC_WRITE, Countdown, LeafQueue, TopVdev, aggregation_limit
@@ -117,12 +118,12 @@ class LogSpec:
             int(self.jobs),
             int(self.nbytes),
             int(self.recordsize),
-            _round(self.call_cpu),
-            _round(self.costs.zio),
-            _round(self.costs.checksum_per_byte),
+            round_cpu(self.call_cpu),
+            round_cpu(self.costs.zio),
+            round_cpu(self.costs.checksum_per_byte),
             int(self.cores),
             int(self.taskq),
-            tuple(_quantize(a) for a in self.at),
+            tuple(quantize_fraction(a) for a in self.at),
         )
 
 
@@ -436,19 +437,9 @@ def _quantiles(lat: np.ndarray) -> tuple[float, ...]:
     return tuple(float(q) for q in np.percentile(lat, np.arange(101)))
 
 
-def _quantize(fraction: float) -> float:
-    """A place on the vdev to 1/64 of its space (tables of nearby cursors are shared)."""
-    return min(1.0, max(0.0, round(fraction * 64) / 64))
-
-
 def _area(dev: Device, now: float) -> float:
     b = dev.busy
     return b.area + b.active * (now - b.since)
-
-
-def _round(seconds: float) -> float:
-    """A CPU time to 3 significant digits (tables of nearly equal CPUs are shared)."""
-    return float(f"{seconds:.3g}") if seconds > 0 else 0.0
 
 
 # ---- the on-disk cache (zsim.table_cache): entries named by a hash of these modules' code

@@ -128,9 +128,9 @@ def pool_table(
         int(window),
         str(version),
         tuple(bus_signature(hardware, (), v, profile) for v, _, _ in vdevs),
-        _round(call_cpu),
+        round_cpu(call_cpu),
         float(records_per_call),
-        _round(complete),
+        round_cpu(complete),
         born,
     )
     draid = any(v.kind == "draid" for v, _, _ in vdevs)
@@ -144,8 +144,8 @@ def pool_table(
                                   file_records)  # fmt: skip
             names = tuple(d for v, _, _ in vdevs for d in v.devices)
             return measure(profile, [(v, sp) for v, sp, _ in vdevs], ashift, psize, locate,
-                           jobs, window, version, hardware, names, _round(call_cpu),
-                           records_per_call, _round(complete), born=born,
+                           jobs, window, version, hardware, names, round_cpu(call_cpu),
+                           records_per_call, round_cpu(complete), born=born,
                            records=records, ios_end=not draid)  # fmt: skip
 
         table = _CACHE[key] = load_or_measure("streams", key, run, _decode, dataclasses.asdict)
@@ -333,7 +333,7 @@ def measure(
     )
 
 
-def _round(seconds: float) -> float:
+def round_cpu(seconds: float) -> float:
     """A CPU time to 3 significant digits (tables of nearly equal CPUs are shared)."""
     return float(f"{seconds:.3g}") if seconds > 0 else 0.0
 

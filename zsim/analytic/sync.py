@@ -69,6 +69,7 @@ from zsim.analytic.zil_parts import (
     leaf_state,
     lone_probability,
     lwb_plan,
+    mixture_percentiles,
     rotor_aliquot,
 )
 from zsim.des.vdev import TopVdev, aggregation_limit
@@ -113,6 +114,24 @@ class SyncSolution:
     indirect: bool
     util: dict[str, float]
     bounds: dict[str, float]
+
+
+def sync_limit(util: dict[str, float], commits_hold: bool, call_cpu: float, threads: int) -> str:
+    """The DES's ``limit`` of a sync-write job (``Engine._limit``): the memory bus when ≥ 85 %
+    busy, else the busiest resource at ≥ 85 %, else ``zil`` when the commits hold most of
+    the write latency (with iodepth > 1 that includes the calls queued behind the one
+    committing), else the calls' CPU (``call_cpu`` core-s per s) at 85 % of the
+    ``threads`` that can run them, else ``client``."""
+    name, busiest = max(util.items(), key=lambda kv: kv[1], default=("", 0.0))
+    if util.get("memory", 0.0) >= 0.85:
+        return "memory"
+    if busiest >= 0.85:
+        return name
+    if commits_hold:
+        return "zil"
+    if call_cpu >= 0.85 * threads:
+        return "cpu"
+    return "client"
 
 
 class SyncModel(WriteModel):
@@ -449,11 +468,16 @@ class SyncModel(WriteModel):
             )
         return util
 
+    def call_cpu(self) -> float:
+        """One call's CPU, s: the syscall and the copy into the ARC buffer."""
+        c = self.costs
+        return c.syscall + self.bs * (c.copy_per_byte + c.cache_pages_per_byte)
+
     # ---- the solution
     def _sync(self) -> SyncSolution:
         c = self.costs
         n = self.njobs
-        call_cpu = c.syscall + self.bs * (c.copy_per_byte + c.cache_pages_per_byte)
+        call_cpu = self.call_cpu()
         think = self.per_commit * call_cpu  # a job's CPU between its commits
         per = self.per_commit
         # the txg write-back's bounds (the clients' own is this model's)
@@ -566,19 +590,8 @@ class SyncModel(WriteModel):
             "call_cycle_s": cycle,
             **{f"bound_{k}_calls_per_s": v for k, v in s.bounds.items()},
         }
-        name, busiest = max(s.util.items(), key=lambda kv: kv[1], default=("", 0.0))
-        if s.util.get("memory", 0.0) >= 0.85:
-            limit = "memory"
-        elif busiest >= 0.85:
-            limit = name
-        elif commit > 0.5 * per * mean:
-            # the DES's rule: commits hold most of the write latency (which, with iodepth
-            # > 1, includes the calls queued in the job behind the one committing)
-            limit = "zil"
-        elif s.call_cpu * s.rate >= 0.85 * min(self.clients, self.cores):
-            limit = "cpu"
-        else:
-            limit = "client"
+        limit = sync_limit(s.util, commit > 0.5 * per * mean, s.call_cpu * s.rate,
+                           min(self.clients, self.cores))  # fmt: skip
         return write, limit, s.util, details
 
     def _sync_percentiles(self, s: SyncSolution) -> tuple[float, float]:
@@ -609,9 +622,4 @@ class SyncModel(WriteModel):
             weights = [w * (1.0 - caught) for w in weights]
             values.extend(cycle + float(d) for d in points)
             weights.extend([caught / len(points)] * len(points))
-        order = np.argsort(values)
-        v = np.asarray(values)[order]
-        cum = np.cumsum(np.asarray(weights)[order])
-        p50 = float(v[min(len(v) - 1, int(np.searchsorted(cum, 0.5)))])
-        p99 = float(v[min(len(v) - 1, int(np.searchsorted(cum, 0.99)))])
-        return p50, p99
+        return mixture_percentiles(values, weights)

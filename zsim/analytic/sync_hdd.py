@@ -48,8 +48,9 @@ from zsim.analytic.log_table import (
     burst_table,
     log_table,
 )
-from zsim.analytic.sync import SyncModel
+from zsim.analytic.sync import SyncModel, sync_limit
 from zsim.analytic.validity import OutOfRange
+from zsim.analytic.zil_parts import mixture_percentiles
 from zsim.layout.alloc import psize_to_asize
 from zsim.result import DirectionStats
 from zsim.zfs.indirect import indirect_block
@@ -84,18 +85,12 @@ def log_spec(m: SyncModel) -> LogSpec:
         jobs=m.njobs,
         nbytes=m.bs,
         recordsize=m.rs,
-        call_cpu=call_cpu(m),
+        call_cpu=m.call_cpu(),
         costs=c,
         cores=m.cores,
         taskq=m.taskq,
         at=tuple(v.hi for v in m.vdevs),
     )
-
-
-def call_cpu(m: SyncModel) -> float:
-    """One call's CPU, s: the syscall and the copy into the ARC buffer."""
-    c = m.costs
-    return c.syscall + m.bs * (c.copy_per_byte + c.cache_pages_per_byte)
 
 
 def write_back(m: SyncModel, x: float) -> tuple[WriteBack, float]:
@@ -183,7 +178,7 @@ def solve_hdd_pool(m: SyncModel) -> tuple[DirectionStats, str, dict[str, float],
         i += width
     c = m.costs
     lwb_cpu = (c.zio + table.lwb_bytes * c.checksum_per_byte) / table.commits_per_lwb
-    cpu = call_cpu(m)
+    cpu = m.call_cpu()
     util["cpu"] = max(util.get("cpu", 0.0), min(1.0, x * (cpu + lwb_cpu) / m.cores))
     n, per = m.njobs, m.per_commit
     cycle = n * per / x  # a job's time between commits, bursts included
@@ -215,17 +210,7 @@ def solve_hdd_pool(m: SyncModel) -> tuple[DirectionStats, str, dict[str, float],
         "call_cycle_s": cycle,
         **{f"bound_{k}_calls_per_s": b for k, b in txg_bounds.items()},
     }
-    name, busiest = max(util.items(), key=lambda kv: kv[1], default=("", 0.0))
-    if util.get("memory", 0.0) >= 0.85:
-        limit = "memory"
-    elif busiest >= 0.85:
-        limit = name
-    elif commit > 0.5 * per * mean:
-        limit = "zil"  # the DES's rule: commits hold most of the write latency
-    elif cpu * x >= 0.85 * min(m.clients, m.cores):
-        limit = "cpu"
-    else:
-        limit = "client"
+    limit = sync_limit(util, commit > 0.5 * per * mean, cpu * x, min(m.clients, m.cores))
     return write, limit, util, details
 
 
@@ -246,9 +231,4 @@ def _percentiles(
     wq = quiet_calls / total / len(quiet.call_quantiles)
     wb = burst_calls / total / len(burst.call_quantiles)
     weights = [wq] * len(quiet.call_quantiles) + [wb] * len(burst.call_quantiles)
-    order = np.argsort(values)
-    v = np.asarray(values)[order]
-    cum = np.cumsum(np.asarray(weights)[order])
-    p50 = float(v[min(len(v) - 1, int(np.searchsorted(cum, 0.5)))])
-    p99 = float(v[min(len(v) - 1, int(np.searchsorted(cum, 0.99)))])
-    return p50, p99
+    return mixture_percentiles(values, weights)

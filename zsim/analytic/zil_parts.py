@@ -11,6 +11,8 @@ import heapq
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from zsim.hardware import flash
 from zsim.units import KiB, MiB
 from zsim.zfs.zil import LR_WRITE_BYTES, ZIL_CHAIN_BYTES, ZIL_MAX_BLOCK
@@ -240,3 +242,14 @@ def leaf_state(
     )
     by_bytes = sum(ld.rate * ld.nbytes for ld in loads) / params.write_bw
     return LeafState(busy, done, min(1.0, max(busy / units, by_bytes)))
+
+
+def mixture_percentiles(values: list[float], weights: list[float]) -> tuple[float, float]:
+    """p50 and p99 of a discrete distribution: ``values`` (s) with ``weights`` summing to 1
+    (the first value whose cumulative weight reaches each level)."""
+    order = np.argsort(values)
+    v = np.asarray(values)[order]
+    cum = np.cumsum(np.asarray(weights)[order])
+    p50 = float(v[min(len(v) - 1, int(np.searchsorted(cum, 0.5)))])
+    p99 = float(v[min(len(v) - 1, int(np.searchsorted(cum, 0.99)))])
+    return p50, p99
