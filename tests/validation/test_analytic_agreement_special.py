@@ -84,18 +84,11 @@ def test_enough_special_draws_are_compared():
 #: * 16K-record sequential reads of hard disks (−19 %, −18 %): the same draws without the
 #:   special vdev miss the same way (the sequential-read model with records this small; the
 #:   special vdev plays no part in reads).
-#: * 16K random writes over 128 GiB of files on a SATA SSD special mirror that paces the sync
-#:   (−21 %): every record dirties an indirect block there, and the analytic takes a txg of
-#:   0.6 × zfs_dirty_data_max (WriteModel._txg_cycle) where the DES's txgs hold ~1.27× more
-#:   records, so it puts ~27 % more metadata on each record (39.6 KB against the DES's 31.3
-#:   KB per record on each special child, both at the SSD's 500 MB/s).
 KNOWN_MISSES = (
     "seagate-exos-x stripe 5 special 1 rs=16K read bs=16K j=4 qd=1 16GiB ram=8GiB "
     "on wd-ultrast small=8K",
     "seagate-ironwo raidz2 8 special mirror 2 rs=16K read bs=16K j=8 qd=8 64GiB ram=8GiB "
     "on samsung-87 small=0K",
-    "seagate-exos-x 4x mirror 3 special mirror 3 rs=16K randwrite bs=16K j=8 qd=1 16GiB "
-    "ram=8GiB on samsung-87 small=8K",
 )
 
 

@@ -13,6 +13,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from scipy.optimize import brentq
+
 from zsim.analytic import devices
 from zsim.analytic.demands import ASYNC_WRITE_MAX, PoolModel
 from zsim.analytic.draid_load import draid_write_hot_share
@@ -23,29 +25,41 @@ from zsim.machine import memory
 from zsim.machine.costs import cpu_costs
 from zsim.table_cache import load_or_measure, register_kind
 from zsim.zfs.indirect import BPS_PER_INDIRECT, INDIRECT_BYTES, indirect_block, indirect_levels
-from zsim.zfs.txg import open_txg_bytes, txg_tunables
+from zsim.zfs.txg import open_txg_bytes, throttle_fill, txg_tunables
+
+#: how closely the throttle's txg size is solved (:meth:`WriteModel._throttled_txg_records`),
+#: a share of ``zfs_dirty_data_max``
+THROTTLE_TOLERANCE = 2e-3
+#: the largest txg the bisection tries, a share of ``zfs_dirty_data_max``
+FULLEST = 0.999
 
 
 class WriteModel(PoolModel):
     """Calls/s of a buffered write job and each bound's calls/s."""
 
     # ---- writes
-    def _write(self) -> tuple[float, dict[str, float]]:
+    def _write(self, throttled_txgs: bool = True) -> tuple[float, dict[str, float]]:
         """Calls/s of a buffered write job and each bound's calls/s.
 
         A txg's size sets each record's share of the indirect blocks it rewrites. While the
-        disks (or their bus) bound the rate, the write throttle holds the syncing txg near
-        60 % of ``zfs_dirty_data_max`` (:meth:`_metadata_per_record`). When the CPU, the
+        disks (or their bus) bound the rate, the write throttle sets it
+        (:meth:`_throttled_txg_records`): from 60 % of ``zfs_dirty_data_max`` toward all of
+        it as the rate falls and as the sync's indirect blocks outlast its data. When the CPU, the
         memory bus or the clients bound it, each sync ends before the next txg fills: a txg
         closes at ``zfs_dirty_data_sync`` or at ``zfs_txg_timeout`` (``ZfsModel._admit``,
         ``_timer``), so it holds fewer records and rewrites more indirect blocks per record;
         the rate is then solved again at that size (a fixed point, three passes at most) —
         unless the sync cannot keep up with the writers at that size (its taskq threads or
         the disks are slower than the open txg fills): then each txg grows while the last
-        syncs, up to the throttle's size, as in the DES."""
+        syncs, up to the throttle's size, as in the DES. ``throttled_txgs=False`` keeps
+        txgs of 60 % of ``zfs_dirty_data_max`` where the disks bind (the mixed model's
+        write-only bound, whose txgs its reads share)."""
         x, bounds = self._write_bounds(None)
         if min(bounds, key=bounds.__getitem__) not in ("cpu", "client", "memory"):
-            return x, bounds
+            if not throttled_txgs:
+                return x, bounds
+            records = self._throttled_txg_records()
+            return self._write_bounds(records, cycle_records=records)
         per_txg = self._open_txg_records(x)
         for _ in range(3):
             x_small, small = self._write_bounds(per_txg)
@@ -77,6 +91,36 @@ class WriteModel(PoolModel):
         fill = min(x, max(0, self.cores - self.taskq) / call) if call > 0 else x
         return fill * sync_per_call < 1.0
 
+    def _throttled_txg_records(self) -> float:
+        """Records a txg holds in the steady state the write throttle keeps while the disks
+        bound the rate: the D with :func:`~zsim.zfs.txg.throttle_fill` = D, the writers
+        filling the open txg under ``dmu_tx_delay()`` for as long as a txg of D records
+        takes to sync (its data, then the indirect blocks and the uberblock, which release
+        no dirty space), by Brent's method between the delay's threshold and
+        ``zfs_dirty_data_max``. A slower sync, or a longer metadata tail, lets the open txg
+        grow further up the delay curve (the DES's txgs: 0.66-1.0 of
+        ``zfs_dirty_data_max``, where 0.6 was taken before)."""
+        txg = txg_tunables(self.sc.hardware.ram, self.version)
+        most = txg.dirty_max / self.rs
+        per_call = self._records_per_call()
+
+        def excess(records: float) -> float:
+            data: dict[str, float] = {}
+            x, bounds = self._write_bounds(records, data_rates=data, cycle_records=records)
+            sync = records / (x * per_call)
+            data_seconds = min(sync, records / (min(data.values()) * per_call)) if data else sync
+            free = min(bounds.get(k, math.inf) for k in ("client", "cpu", "memory")) * per_call
+            return throttle_fill(most, txg, free, records, data_seconds, sync) - records
+
+        # (a txg of exactly zfs_dirty_data_max is a fixed point too, but not one a sync
+        # reaches: the writers then take each record the sync frees; any less relaxes down)
+        lo, hi = txg.delay_min_fraction * most, FULLEST * most
+        if excess(lo) <= 0.0:
+            return lo
+        if excess(hi) >= 0.0:
+            return hi
+        return float(brentq(excess, lo, hi, xtol=THROTTLE_TOLERANCE * most))
+
     def _open_txg_records(self, x: float) -> float:
         """Records a txg holds at ``x`` calls/s when each sync ends before the next txg fills:
         it closes at ``zfs_dirty_data_sync`` or at ``zfs_txg_timeout``, never past the write
@@ -106,9 +150,16 @@ class WriteModel(PoolModel):
         record_cpu += meta["cpu"]
         return call_cpu, self._records_per_call() * record_cpu, meta
 
-    def _write_bounds(self, per_txg: float | None) -> tuple[float, dict[str, float]]:
-        """Calls/s and each bound's calls/s with txgs of ``per_txg`` records (None: the write
-        throttle's steady state, :meth:`_metadata_per_record`)."""
+    def _write_bounds(
+        self,
+        per_txg: float | None,
+        data_rates: dict[str, float] | None = None,
+        cycle_records: float | None = None,
+    ) -> tuple[float, dict[str, float]]:
+        """Calls/s and each bound's calls/s with txgs of ``per_txg`` records (None: 60 % of
+        ``zfs_dirty_data_max``, :meth:`_metadata_per_record`). ``data_rates``, when given,
+        receives each vdev's calls/s for its data alone (no indirect blocks, no txg tail);
+        ``cycle_records``: the txg's records for the sync's tail (:meth:`_txg_cycle`)."""
         rs, bs = self.rs, self.bs
         records_per_call = self._records_per_call()
         parity = any(v.top.vdev.kind in ("raidz", "draid") for v in self.vdevs)
@@ -159,6 +210,13 @@ class WriteModel(PoolModel):
                 )
             vdev_records = leaf_bytes_per_s / per_record_leaf
             bounds[f"vdev{i}"] = vdev_records / v.weight / records_per_call
+            if data_rates is not None:
+                data_leaf = (
+                    per_record_leaf
+                    * sum(io[2] for io in ios)
+                    / (sum(io[2] for io in ios) + meta_leaf)
+                )
+                data_rates[f"vdev{i}"] = leaf_bytes_per_s / data_leaf / v.weight / records_per_call
         if self.special_tops and meta["special"] > 0:
             bounds["special"] = self._special_bound(meta["special"]) / records_per_call
         # memory bus
@@ -205,7 +263,7 @@ class WriteModel(PoolModel):
         bus, bus_name = self._bus_bound(leaf_load)
         if bus_name:
             bounds[bus_name] = bus
-        self._txg_cycle(bounds, leaf_io_bytes, records_per_call)
+        self._txg_cycle(bounds, leaf_io_bytes, records_per_call, cycle_records)
         return min(bounds.values()), bounds
 
     def _special_bound(self, per_vdev: float) -> float:
@@ -278,7 +336,11 @@ class WriteModel(PoolModel):
         return {"asize": asize, "special": special, "cpu": cpu}
 
     def _txg_cycle(
-        self, bounds: dict[str, float], leaf_io_bytes: list[int], records_per_call: float
+        self,
+        bounds: dict[str, float],
+        leaf_io_bytes: list[int],
+        records_per_call: float,
+        records: float | None = None,
     ) -> None:
         """The txg pipeline's own loss: a txg's sync must finish before the next starts
         (``spa_sync``), so every sync ends with a tail no other work overlaps — its last
@@ -286,11 +348,14 @@ class WriteModel(PoolModel):
         per txg and a resource that moves R bytes/s, the rate is B / (B/R + tail). In steady
         state the write throttle holds dirty data near its delay threshold
         (``zfs_delay_min_dirty_percent`` = 60 % of ``zfs_dirty_data_max``), which the
-        syncing txg takes: B = 0.6 × dirty_max. Disks already busy through the tail lose
-        the uberblock's positioning, and the positioning back to the data, of which the
+        syncing txg takes: B = 0.6 × dirty_max, or ``records`` when given (the throttle's
+        steady state, :meth:`_throttled_txg_records`). Disks already busy through the tail
+        lose the uberblock's positioning, and the positioning back to the data, of which the
         txg waits for the slowest leaf's."""
         txg = txg_tunables(self.sc.hardware.ram, self.version)
-        calls_per_txg = 0.6 * txg.dirty_max / (records_per_call * self.rs)
+        if records is None:
+            records = 0.6 * txg.dirty_max / self.rs
+        calls_per_txg = records / records_per_call
         v = self.vdevs[0]
         last_write = devices.device_table(
             self.disk, leaf_io_bytes[0], True, True, v.lo, v.hi, 1

@@ -62,3 +62,64 @@ def async_write_max_active(dirty: int, t: TxgTunables, lo: int = 2, hi: int = 10
     if dirty >= high:
         return hi
     return lo + int((dirty - low) * (hi - lo) / (high - low))
+
+
+#: steps of the fill's integration: each step moves the dirty fraction by at most this much,
+#: or lasts at most this share of the sync (the throttle's delay curve is smooth on that scale)
+FILL_STEP_FRACTION = 2e-3
+FILL_STEP_SHARE = 1e-2
+FILL_MAX_STEPS = 20000
+
+
+def throttle_fill(
+    records_max: float,
+    t: TxgTunables,
+    unthrottled: float,
+    syncing: float,
+    data_seconds: float,
+    sync_seconds: float,
+) -> float:
+    """Records the open txg holds when the txg before it has synced, the writers held back
+    by the write throttle all along (a fluid model of what the DES's ``ZfsModel`` does).
+
+    * The writers dirty records at ``unthrottled`` records/s below the throttle's threshold
+      and one record per :func:`throttle_delay` above it: ``dmu_tx_delay()`` spaces the
+      transactions of all writers by the delay (``dp_last_wakeup``), so the admission rate is
+      1 / delay whatever the number of writers (``dmu_tx.c``). None is admitted past
+      ``zfs_dirty_data_max`` (``dmu_tx_wait()``).
+    * The delay follows the pool's dirty data, the open txg's records and what the syncing
+      txg (``syncing`` records) still holds: each record's dirty space is released when its
+      write is done (``dbuf_write_done()`` → ``dsl_pool_undirty_space()``, ``dbuf.c``), here
+      evenly over the sync's first ``data_seconds``; the indirect blocks and the uberblock
+      that take the rest of its ``sync_seconds`` release nothing.
+
+    ``records_max``: ``zfs_dirty_data_max`` in records. Solving ``throttle_fill(…, D, …) = D``
+    gives the steady state's txg size when the disks bound the rate; the delay makes it grow
+    from 60 % of ``zfs_dirty_data_max`` toward all of it as the rate falls.
+    """
+    if records_max <= 0 or sync_seconds <= 0:
+        return 0.0
+    data_seconds = min(max(data_seconds, 0.0), sync_seconds)
+    release = syncing / data_seconds if data_seconds > 0 else 0.0
+    low = t.delay_min_fraction * records_max
+    now = opened = 0.0
+    for _ in range(FILL_MAX_STEPS):
+        if now >= sync_seconds:
+            break
+        releasing = now < data_seconds
+        freed = release if releasing else 0.0
+        dirty = opened + (syncing - release * now if releasing else 0.0)
+        if dirty >= records_max:
+            rate = min(unthrottled, freed)  # dmu_tx_wait(): only as the sync frees space
+        elif dirty <= low:
+            rate = unthrottled
+        else:
+            delay = min(t.delay_max, t.delay_scale * (dirty - low) / (records_max - dirty))
+            rate = min(unthrottled, 1.0 / delay)
+        step = min((data_seconds if releasing else sync_seconds) - now,
+                   FILL_STEP_SHARE * sync_seconds)  # fmt: skip
+        if rate != freed:
+            step = min(step, FILL_STEP_FRACTION * records_max / abs(rate - freed))
+        opened += rate * step
+        now += step
+    return opened
