@@ -38,7 +38,7 @@ CONTROL = RunControl(target_ci=0.05, max_sim_seconds=30.0, max_wall_seconds=600.
 # ZFS 4K random writes do not settle for minutes of CPU (the ARC and dirty data absorb the
 # first seconds at memory speed): they stop where a 15 s wall cap stopped them on a quiet
 # machine, still in their burst (see KNOWN_MISSES)
-ZFS_4K_WRITE_SECONDS = {"stripe 1": 11.0, "raidz2 8": 1.0, "4x mirror 2": 3.0}
+ZFS_4K_WRITE_SECONDS = {"raidz2 8": 1.0, "4x mirror 2": 3.0}
 PARTITION = TiB
 
 _CACHE = (
@@ -148,10 +148,10 @@ def test_mdraid6_1m_randread_single_process():
 def test_mdraid6_4k_writes_fall_below_a_single_ext4_disk():
     raid6 = rate(md_run("md-raid6 8", "randwrite", "4K"), "write")
     single = rate(md_run("md-raid1 2", "randwrite", "4K"), "write")
-    zfs_one = rate(zfs_run("stripe 1", "randwrite"), "write")
+    # (ZFS on one disk was printed beside them: 15 s of DES that asserted nothing)
     print(
         f"\nmd RAID6 8 4K randwrite {raid6:.1f} MiB/s; one ext4 disk (md-raid1 2) "
-        f"{single:.1f} MiB/s; ZFS on one disk (stripe 1, rs=4K) {zfs_one:.1f} MiB/s"
+        f"{single:.1f} MiB/s"
     )
     if raid6 >= single:
         pytest.xfail(
