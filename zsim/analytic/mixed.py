@@ -237,7 +237,7 @@ class MixedModel(ReadModel, WriteModel):
         self._groups: list[tuple[AnalyticVdev, Station]] = []
         # the write-only bounds: the leaves streaming with no reads (the most the throttle
         # lets the writers dirty), the taskq CPU, the memory bus, the HBA and links
-        _, bounds = self._write(throttled_txgs=False)
+        _, bounds = self._write()
         leaf_cap = min((b for k, b in bounds.items() if k.startswith("vdev")), default=math.inf)
         other = {
             k: b

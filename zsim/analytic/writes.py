@@ -38,7 +38,7 @@ class WriteModel(PoolModel):
     """Calls/s of a buffered write job and each bound's calls/s."""
 
     # ---- writes
-    def _write(self, throttled_txgs: bool = True) -> tuple[float, dict[str, float]]:
+    def _write(self) -> tuple[float, dict[str, float]]:
         """Calls/s of a buffered write job and each bound's calls/s.
 
         A txg's size sets each record's share of the indirect blocks it rewrites. While the
@@ -51,13 +51,9 @@ class WriteModel(PoolModel):
         the rate is then solved again at that size (a fixed point, three passes at most) —
         unless the sync cannot keep up with the writers at that size (its taskq threads or
         the disks are slower than the open txg fills): then each txg grows while the last
-        syncs, up to the throttle's size, as in the DES. ``throttled_txgs=False`` keeps
-        txgs of 60 % of ``zfs_dirty_data_max`` where the disks bind (the mixed model's
-        write-only bound, whose txgs its reads share)."""
+        syncs, up to the throttle's size, as in the DES."""
         x, bounds = self._write_bounds(None)
         if min(bounds, key=bounds.__getitem__) not in ("cpu", "client", "memory"):
-            if not throttled_txgs:
-                return x, bounds
             records = self._throttled_txg_records()
             return self._write_bounds(records, cycle_records=records)
         per_txg = self._open_txg_records(x)
@@ -106,7 +102,11 @@ class WriteModel(PoolModel):
 
         def excess(records: float) -> float:
             data: dict[str, float] = {}
-            x, bounds = self._write_bounds(records, data_rates=data, cycle_records=records)
+            # (the clients' stretched bound is left out: the disks bind here, and it costs
+            # 60 memory-bus solutions a step)
+            x, bounds = self._write_bounds(
+                records, data_rates=data, cycle_records=records, memory_stretched=False
+            )
             sync = records / (x * per_call)
             data_seconds = min(sync, records / (min(data.values()) * per_call)) if data else sync
             free = min(bounds.get(k, math.inf) for k in ("client", "cpu", "memory")) * per_call
@@ -155,11 +155,14 @@ class WriteModel(PoolModel):
         per_txg: float | None,
         data_rates: dict[str, float] | None = None,
         cycle_records: float | None = None,
+        memory_stretched: bool = True,
     ) -> tuple[float, dict[str, float]]:
         """Calls/s and each bound's calls/s with txgs of ``per_txg`` records (None: 60 % of
         ``zfs_dirty_data_max``, :meth:`_metadata_per_record`). ``data_rates``, when given,
         receives each vdev's calls/s for its data alone (no indirect blocks, no txg tail);
-        ``cycle_records``: the txg's records for the sync's tail (:meth:`_txg_cycle`)."""
+        ``cycle_records``: the txg's records for the sync's tail (:meth:`_txg_cycle`);
+        ``memory_stretched=False`` leaves the clients' bound unstretched by the memory bus (an upper
+        end of it, and most of the cost of a call)."""
         rs, bs = self.rs, self.bs
         records_per_call = self._records_per_call()
         parity = any(v.top.vdev.kind in ("raidz", "draid") for v in self.vdevs)
@@ -237,20 +240,24 @@ class WriteModel(PoolModel):
         per_call = call_traffic + records_per_call * (write_traffic + device_bytes)
         bounds["memory"] = self.mem_bw / per_call
         # each call's copy runs slower while the bus is asked for more than it moves
-        bounds["client"] = stretched_client_bound(
-            bounds["client"],
-            lambda stretch: client_bound(
-                self.clients, self.cores, self.taskq, call_cpu * stretch, sync_cpu
-            ),
-            lambda x: memory_stretch(
-                x,
-                self.clients,
-                (call_cpu, call_traffic),
-                (sync_cpu - records_per_call * meta["cpu"], records_per_call * write_traffic),
-                records_per_call * device_bytes,
-                self.taskq,
-                self.mem_bw,
-            ),
+        bounds["client"] = (
+            bounds["client"]
+            if not memory_stretched
+            else stretched_client_bound(
+                bounds["client"],
+                lambda stretch: client_bound(
+                    self.clients, self.cores, self.taskq, call_cpu * stretch, sync_cpu
+                ),
+                lambda x: memory_stretch(
+                    x,
+                    self.clients,
+                    (call_cpu, call_traffic),
+                    (sync_cpu - records_per_call * meta["cpu"], records_per_call * write_traffic),
+                    records_per_call * device_bytes,
+                    self.taskq,
+                    self.mem_bw,
+                ),
+            )
         )
         leaf_load: dict[str, tuple[float, float]] = {}
         for v, nbytes in zip(self.vdevs, leaf_io_bytes, strict=True):
@@ -414,14 +421,12 @@ class WriteModel(PoolModel):
 def client_bound(clients: int, cores: int, taskq: int, call: float, sync: float) -> float:
     """Calls/s ``clients`` single-threaded callers reach when each call costs ``call`` s of
     CPU and leaves ``sync`` s of taskq work: the largest X with
-    X · call ≤ min(clients, cores − min(taskq, X · sync)), by bisection."""
+    X · call ≤ min(clients, cores − min(taskq, X · sync)). The right side falls with X, so X
+    is where the line meets it: min(clients / call, max((cores − taskq) / call,
+    cores / (call + sync)))."""
     if call <= 0:
         return math.inf
-
-    def fits(x: float) -> bool:
-        return min(clients, cores - min(taskq, x * sync)) / call - x >= 0
-
-    return largest_fitting(min(clients, cores) / call, fits)
+    return min(clients / call, max((cores - taskq) / call, cores / (call + sync)))
 
 
 def largest_fitting(hi: float, fits: Callable[[float], bool]) -> float:
