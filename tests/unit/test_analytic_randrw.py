@@ -7,7 +7,7 @@ import math
 import pytest
 
 import zsim
-from zsim.analytic.mixed import (
+from zsim.analytic.mixed_parts import (
     LeafWrites,
     cpu_burst_share,
     fixed_point,

@@ -9,7 +9,7 @@ IOPS and bandwidth). The txg's aggregated writes reach a leaf at most
 the sync reads have their own class limit (``vdev_queue_class_to_issue()``: each class is
 issued up to its own ``max_active``). So during a write burst the reads keep the other units,
 each slowed by the writes sharing the drive, instead of losing the burst's time as a disk's
-head does (:func:`zsim.analytic.mixed.leaf_write_share`). Pure functions over the device
+head does (:func:`zsim.analytic.mixed_parts.leaf_write_share`). Pure functions over the device
 tables of :mod:`zsim.analytic.devices`.
 """
 

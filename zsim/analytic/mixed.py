@@ -69,12 +69,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from zsim.analytic import devices
 from zsim.analytic.demands import ASYNC_WRITE_MAX, SYNC_READ_MAX, AnalyticVdev
 from zsim.analytic.draid_load import draid_write_hot_share
 from zsim.analytic.flash_share import held_units, shared_read_table
+from zsim.analytic.mixed_parts import (
+    LeafWrites,
+    cpu_burst_share,
+    fixed_point,
+    leaf_write_share,
+    outside_burst,
+    txgs_per_second,
+)
 from zsim.analytic.queueing import Solution, Station, solve
 from zsim.analytic.reads import ReadModel
 from zsim.analytic.validity import OutOfRange
@@ -85,8 +93,6 @@ from zsim.machine import memory
 from zsim.result import DirectionStats
 from zsim.zfs.txg import async_write_max_active, open_txg_bytes, txg_tunables
 
-#: the most network solutions the fixed point spends
-FIXED_POINT_ITERATIONS = 40
 #: mean memory-bus utilisation from which a mixed job is declined: the DES's bus
 #: (:class:`zsim.machine.resources.MemoryBus`) slows every core's job while the agents ask
 #: more than its rate, and at this mean the txg's CPU bursts and the clients' copies do
@@ -106,103 +112,6 @@ DISK_WRITE_SHARE_LIMIT = 0.4
 #: model does not follow (a 16-job NVMe 3x mirror 3 of 256K records at 90 % reads, cores
 #: ≥ 85 % busy: +24 % against the DES); the DES's own "cpu" limit starts at 85 %
 CPU_BUSY_LIMIT = 0.85
-#: relative tolerance of the fixed point X = X_net(1 − u_w(X))
-FIXED_POINT_RTOL = 1e-4
-
-
-@dataclass(frozen=True)
-class LeafWrites:
-    """One vdev's leaves' write load per call (averaged over the leaves: raidz rotates its
-    columns, mirrors and stripes write every child alike).
-
-    ``ios``: aggregated leaf writes per call; ``stream``: s of one such write streaming at
-    the async-write depth; ``position``: s of one positioning back to the write area;
-    ``tail``: s of the per-txg work on each leaf (the uberblock write and flush, and the
-    positioning back to the data)."""
-
-    ios: float
-    stream: float
-    position: float
-    tail: float
-    #: aggregated leaf writes per call with the txg's records spread evenly over the leaves
-    #: (dRAID: ``ios`` is the busiest child's, which the reads wait for, while over time
-    #: every child takes its turn; what a leaf is busy on average; else equal to ``ios``)
-    mean_ios: float
-    #: units of a flash leaf the txg's write burst holds (0 on disks)
-    held: int
-    #: s of that burst per aggregated write: one over the leaf's write rate at ``held``
-    #: outstanding (0 on disks)
-    burst: float
-
-
-def leaf_write_share(
-    calls_per_s: float, load: LeafWrites, txgs_per_s: float, read_busy: float
-) -> float:
-    """The share of a leaf's time its async writes take, 0…1 (may exceed 1: more than the
-    leaf can write). Each aggregated write streams (``load.stream``) and, when a read took
-    the head since the leaf's last write (probability ``read_busy``, the leaf's read
-    utilisation), first seeks back (``load.position``); each txg adds ``load.tail``."""
-    per_io = load.stream + min(1.0, max(0.0, read_busy)) * load.position
-    return calls_per_s * load.ios * per_io + txgs_per_s * load.tail
-
-
-def txgs_per_second(write_bytes_per_s: float, sync_bytes: float, timeout: float) -> float:
-    """Txgs synced per second: one whenever the open txg reaches ``sync_bytes``
-    (``zfs_dirty_data_sync_percent`` of ``zfs_dirty_data_max``), at least one per
-    ``timeout`` (``zfs_txg_timeout``) while anything is dirty (``txg_sync_thread()``)."""
-    if write_bytes_per_s <= 0:
-        return 0.0
-    return max(1.0 / timeout, write_bytes_per_s / sync_bytes)
-
-
-def cpu_burst_share(writes_per_s: float, record_cpu: float, taskq: int) -> float:
-    """The share of time the txg's CPU burst holds the taskq threads, 0…1. A sync hands
-    every dirty record's checksum, compression and parity to the taskq at once
-    (``ZfsModel._start_sync``); the ``taskq`` threads (80 % of the cores,
-    ``zio_taskq_batch_pct``) run them at raised priority, so for that time the clients have
-    the other cores only, and a read's completion (also taskq work, FIFO) waits for the burst
-    to end. ``record_cpu`` s per record at ``writes_per_s`` records/s."""
-    return min(1.0, max(0.0, writes_per_s * record_cpu / taskq)) if taskq > 0 else 0.0
-
-
-def outside_burst(write_share: float, burst: float) -> float:
-    """The leaves' write share of the time outside the txg's CPU burst. The sync writes
-    each record as soon as its CPU work is done (``ZfsModel._write_record``), so the leaves
-    write while the burst holds the clients, and only the writing that outlasts the
-    burst, max(0, u_w − b), takes time from the reads: as a share of the 1 − b left."""
-    if burst >= 1.0:
-        return 0.0
-    return max(0.0, write_share - burst) / (1.0 - burst)
-
-
-def fixed_point(f: Callable[[float], float], hi: float) -> float:
-    """The X in (0, ``hi``] with f(X) = X for a non-increasing ``f`` (the network's
-    throughput when the leaves lose the writes' share at X); ``hi`` if f(hi) ≥ hi.
-    Regula falsi (Illinois) on g(X) = f(X) − X, which is strictly decreasing."""
-    g_hi = f(hi) - hi
-    if g_hi >= 0:
-        return hi
-    lo, g_lo = 0.0, f(0.0)
-    if g_lo <= 0:
-        return 0.0
-    side = 0
-    x = hi
-    for _ in range(FIXED_POINT_ITERATIONS):
-        x = (lo * g_hi - hi * g_lo) / (g_hi - g_lo)
-        gx = f(x) - x
-        if abs(gx) <= FIXED_POINT_RTOL * max(x, 1e-12) or hi - lo <= FIXED_POINT_RTOL * hi:
-            return x
-        if gx > 0:
-            lo, g_lo = x, gx
-            if side == 1:
-                g_hi /= 2
-            side = 1
-        else:
-            hi, g_hi = x, gx
-            if side == -1:
-                g_lo /= 2
-            side = -1
-    return x
 
 
 class MixedModel(ReadModel, WriteModel):
@@ -236,29 +145,17 @@ class MixedModel(ReadModel, WriteModel):
         self._last: Solution | None = None
         self._groups: list[tuple[AnalyticVdev, Station]] = []
         # the write-only bounds: the leaves streaming with no reads (the most the throttle
-        # lets the writers dirty), the taskq CPU, the memory bus, the HBA and links
-        _, bounds = self._write()
-        leaf_cap = min((b for k, b in bounds.items() if k.startswith("vdev")), default=math.inf)
-        other = {
-            k: b
-            for k, b in bounds.items()
-            if not k.startswith("vdev") and k not in ("client", "cpu") and math.isfinite(b)
-        }
-        hi = math.inf
-        if f_w > 0:
-            hi = min([leaf_cap, *other.values()]) / f_w
-        # the txg's size sets each record's share of the indirect blocks: solve once with
-        # txgs of zfs_dirty_data_sync bytes, then with the size the rate gives
-        x = 0.0
-        per_txg = txg.sync_bytes / self.rs
-        for _ in range(2):
-            self._prepare(per_txg)
-            top = hi if math.isfinite(hi) else 2.0 * self._network(0.0, {}).throughput + 1.0
-            x = fixed_point(self._throughput, top)
-            fitted = self._txg_bytes(x) / self.rs
-            if abs(fitted - per_txg) <= 0.05 * per_txg:
-                break  # the indirect blocks' share hardly moves
-            per_txg = fitted
+        # lets the writers dirty), the taskq CPU, the memory bus, the HBA and links. With
+        # txgs of 60 % of zfs_dirty_data_max they are the write job's lowest; the throttle's
+        # txg size (WriteModel._write) only raises them, so it is solved for only when the
+        # mixed job reaches them
+        _, bounds = self._write(throttled_txgs=False)
+        hi, other = self._write_cap(bounds, f_w)
+        x = self._solve_mixed(hi)
+        if f_w > 0 and x >= hi * (1 - 1e-6):
+            _, bounds = self._write()
+            hi, other = self._write_cap(bounds, f_w)
+            x = self._solve_mixed(hi)
         net = self._throughput(x)
         solution = self._solution()
         throttled = f_w > 0 and x >= hi * (1 - 1e-6) and net > x * (1 + 1e-3)
@@ -305,6 +202,33 @@ class MixedModel(ReadModel, WriteModel):
             "txgs_per_s": txgs_per_second(x * f_w * self.rs, txg.sync_bytes, txg.txg_timeout),
         }
         return read, write, limit, util, details
+
+    def _write_cap(self, bounds: dict[str, float], f_w: float) -> tuple[float, dict[str, float]]:
+        """(calls/s the write-only ``bounds`` hold the job to, its bounds other than the
+        vdevs', the clients' and the cores')."""
+        leaf_cap = min((b for k, b in bounds.items() if k.startswith("vdev")), default=math.inf)
+        other = {
+            k: b
+            for k, b in bounds.items()
+            if not k.startswith("vdev") and k not in ("client", "cpu") and math.isfinite(b)
+        }
+        return (min([leaf_cap, *other.values()]) / f_w if f_w > 0 else math.inf), other
+
+    def _solve_mixed(self, hi: float) -> float:
+        """Calls/s of the network under the cap ``hi``. The txg's size sets each record's
+        share of the indirect blocks: solved once with txgs of zfs_dirty_data_sync bytes,
+        then with the size the rate gives."""
+        x = 0.0
+        per_txg = self.txg.sync_bytes / self.rs
+        for _ in range(2):
+            self._prepare(per_txg)
+            top = hi if math.isfinite(hi) else 2.0 * self._network(0.0, {}).throughput + 1.0
+            x = fixed_point(self._throughput, top)
+            fitted = self._txg_bytes(x) / self.rs
+            if abs(fitted - per_txg) <= 0.05 * per_txg:
+                break  # the indirect blocks' share hardly moves
+            per_txg = fitted
+        return x
 
     # ---- demands
     def _prepare(self, per_txg: float) -> None:

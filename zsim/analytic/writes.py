@@ -38,7 +38,7 @@ class WriteModel(PoolModel):
     """Calls/s of a buffered write job and each bound's calls/s."""
 
     # ---- writes
-    def _write(self) -> tuple[float, dict[str, float]]:
+    def _write(self, throttled_txgs: bool = True) -> tuple[float, dict[str, float]]:
         """Calls/s of a buffered write job and each bound's calls/s.
 
         A txg's size sets each record's share of the indirect blocks it rewrites. While the
@@ -51,9 +51,13 @@ class WriteModel(PoolModel):
         the rate is then solved again at that size (a fixed point, three passes at most) —
         unless the sync cannot keep up with the writers at that size (its taskq threads or
         the disks are slower than the open txg fills): then each txg grows while the last
-        syncs, up to the throttle's size, as in the DES."""
+        syncs, up to the throttle's size, as in the DES. ``throttled_txgs=False`` stops at
+        txgs of 60 % of ``zfs_dirty_data_max`` where the disks bind: bounds no higher than
+        the answer's, for a caller that needs them only if they bind (the mixed model)."""
         x, bounds = self._write_bounds(None)
         if min(bounds, key=bounds.__getitem__) not in ("cpu", "client", "memory"):
+            if not throttled_txgs:  # the bounds at 60 %: lower, and cheaper
+                return x, bounds
             records = self._throttled_txg_records()
             return self._write_bounds(records, cycle_records=records)
         per_txg = self._open_txg_records(x)
