@@ -18,7 +18,8 @@ distributed spares and up to 12 children more than a group needs, as
 sequential-read agreement test compares (rates within 15 %, the same kind of limit, DES
 seed 1 to a 5 % CI; a run that misses its CI is inconclusive).
 
-``ZSIM_DRAID_SEQREAD_DRAWS`` sets the number of draws (default 30).
+``ZSIM_DRAID_SEQREAD_DRAWS`` sets the number of draws (default 20; it was 30 until 2026-11-28,
+when CI passed 25 minutes: the first 20 are the same draws).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from tests.validation.test_analytic_agreement_seqread import (
 
 pytestmark = pytest.mark.slow
 
-DRAWS = int(os.environ.get("ZSIM_DRAID_SEQREAD_DRAWS", "30"))
+DRAWS = int(os.environ.get("ZSIM_DRAID_SEQREAD_DRAWS", "20"))
 BATCH = 8
 
 
@@ -125,7 +126,8 @@ def test_most_draid_seqread_draws_are_compared():
 #: from two draid1:2d:15c:2s vdevs of Exos X20 drives, −16.2 % with each stream's share
 #: measured over 20 groups (−12.8 % over the first 4000 records: the rate moves with the
 #: sample, as the DES's does along these files); the other 21 compared draws agree. A new
-#: disagreement, or this one past 20 %, fails.
+#: disagreement, or this one past 20 %, fails. (It is draw 25: the default 20 draws no longer
+#: reach it; ZSIM_DRAID_SEQREAD_DRAWS=30 does.)
 KNOWN_MISSES = {
     "seagate-exos-x 2x draid1:2d:15c:2s rs=512K bs=1024K j=2 qd=4 64GiB ram=64GiB 2.2 off": 0.2,
 }

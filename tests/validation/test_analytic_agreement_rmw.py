@@ -11,7 +11,8 @@ seconds) and a run that misses its CI target is inconclusive; else both directio
 together must agree within 15 % and the ``limit`` must name the same kind of resource (or
 the other engine has it ≥ 70 % busy). No p99 is compared: the mixed model gives none.
 
-``ZSIM_AGREEMENT_RMW_DRAWS`` sets the number of draws (default 24),
+``ZSIM_AGREEMENT_RMW_DRAWS`` sets the number of draws (default 20; 24 until 2026-11-28, when
+CI passed 25 minutes: the first 20 are the same draws),
 ``ZSIM_AGREEMENT_WORKERS`` the DES processes run at once (default 2). Last run: see
 ``docs/analytic.md``.
 """
@@ -38,7 +39,7 @@ from tests.validation.test_analytic_agreement import RATE_TOL, _key, compare
 
 pytestmark = pytest.mark.slow
 
-DRAWS = int(os.environ.get("ZSIM_AGREEMENT_RMW_DRAWS", "24"))
+DRAWS = int(os.environ.get("ZSIM_AGREEMENT_RMW_DRAWS", "20"))
 WORKERS = max(1, int(os.environ.get("ZSIM_AGREEMENT_WORKERS", "2")))
 #: at least this share of the draws must be compared (not declined nor inconclusive)
 MIN_COMPARED_SHARE = 0.5
