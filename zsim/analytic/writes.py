@@ -296,9 +296,11 @@ class WriteModel(PoolModel):
         Of the P parents at a level, random calls of R records each dirty
         P · (1 − (1 − q/P)^(D/R)) distinct ones (D records per txg, q = 1 + (R − 1)/span
         parents per call), sequential ones D / span + one per job. ``per_txg``: D; None for
-        the write throttle's steady state, 0.6 × dirty_max of records (:meth:`_txg_cycle`);
-        smaller txgs: the writes when the CPU binds and the sync keeps up (:meth:`_write`),
-        a mixed job's (:mod:`zsim.analytic.mixed`), the sync writers' (:mod:`.sync`)."""
+        0.6 × dirty_max of records (the callers that do not solve the throttle's size, e.g.
+        the sync models' write-back bounds); the write throttle's own steady state
+        (:meth:`_throttled_txg_records`) when the disks bind; smaller txgs: the writes when
+        the CPU binds and the sync keeps up (:meth:`_write`), a mixed job's
+        (:mod:`zsim.analytic.mixed`), the sync writers' (:mod:`.sync`)."""
         pool, c = self.sc.pool, self.costs
         txg = txg_tunables(self.sc.hardware.ram, self.version)
         per_txg = max(1.0, 0.6 * txg.dirty_max / self.rs if per_txg is None else per_txg)
