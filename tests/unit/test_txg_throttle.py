@@ -91,3 +91,11 @@ def test_small_random_writes_over_large_files_make_txgs_past_the_threshold():
     m = _Model(sc, 1)
     share = m._throttled_txg_records() * m.rs / txg_tunables(sc.hardware.ram, m.version).dirty_max
     assert 0.7 < share < 0.9
+
+
+def test_a_long_sync_fills_to_the_limit_within_the_step_budget():
+    # the delay is capped at zfs_delay_max (100 ms): over a 1000 s sync the writers reach
+    # zfs_dirty_data_max; tiny steps near the threshold (a huge unthrottled rate, a small
+    # limit) must not stop the integration before the sync's end
+    filled = throttle_fill(100.0, TXG, 1e9, 0.0, 0.0, 1000.0)
+    assert filled == pytest.approx(100.0, rel=0.01)

@@ -30,7 +30,8 @@ from zsim.zfs.txg import open_txg_bytes, throttle_fill, txg_tunables
 #: how closely the throttle's txg size is solved (:meth:`WriteModel._throttled_txg_records`),
 #: a share of ``zfs_dirty_data_max``
 THROTTLE_TOLERANCE = 2e-3
-#: the largest txg the bisection tries, a share of ``zfs_dirty_data_max``
+#: the largest txg the search for the throttle's txg size tries, a share of
+#: ``zfs_dirty_data_max``
 FULLEST = 0.999
 
 

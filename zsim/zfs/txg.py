@@ -103,7 +103,7 @@ def throttle_fill(
     release = syncing / data_seconds if data_seconds > 0 else 0.0
     low = t.delay_min_fraction * records_max
     now = opened = 0.0
-    for _ in range(FILL_MAX_STEPS):
+    for i in range(FILL_MAX_STEPS):
         if now >= sync_seconds:
             break
         releasing = now < data_seconds
@@ -120,6 +120,10 @@ def throttle_fill(
                    FILL_STEP_SHARE * sync_seconds)  # fmt: skip
         if rate != freed:
             step = min(step, FILL_STEP_FRACTION * records_max / abs(rate - freed))
-        opened += rate * step
+        # never more than FILL_MAX_STEPS in all: the sync's end is always reached (a step
+        # that must be longer than the dirty data allows stops at the limit)
+        step = max(step, (sync_seconds - now) / (FILL_MAX_STEPS - i))
         now += step
+        held = syncing - release * now if now < data_seconds else 0.0
+        opened = min(opened + rate * step, max(opened, records_max - held))
     return opened
