@@ -205,7 +205,8 @@ class WriteModel(PoolModel):
             # of the txg's indirect blocks (spread over the vdevs like the data)
             # the txg's indirect blocks on the leaves: each mirror child writes them whole
             meta_leaf = meta["asize"][i] * v.leaf_fan(self.psize)
-            per_record_leaf = (sum(io[2] for io in ios) + meta_leaf) / width
+            column_bytes = sum(io[2] for io in ios)
+            per_record_leaf = (column_bytes + meta_leaf) / width
             if v.top.vdev.kind == "draid":
                 # a txg's new blocks fill a few groups in a row, each on its own D + P
                 # children: the busiest child's share, not an even spread, sets the sync.
@@ -213,18 +214,14 @@ class WriteModel(PoolModel):
                 # (dmu_tx_delay()'s delay grows without bound toward it), so a txg
                 # allocates about that much data
                 txg_space = txg.dirty_max / self.rs * v.weight * v.asize
-                per_record_leaf = (sum(io[2] for io in ios) + meta_leaf) * (
+                per_record_leaf = (column_bytes + meta_leaf) * (
                     draid_write_hot_share(v.top, txg_space)
                 )
             vdev_records = leaf_bytes_per_s / per_record_leaf
             bounds[f"vdev{i}"] = vdev_records / v.weight / records_per_call
-            if data_rates is not None:
-                data_leaf = (
-                    per_record_leaf
-                    * sum(io[2] for io in ios)
-                    / (sum(io[2] for io in ios) + meta_leaf)
-                )
-                data_rates[f"vdev{i}"] = leaf_bytes_per_s / data_leaf / v.weight / records_per_call
+            if data_rates is not None:  # the same leaves without the indirect blocks
+                with_meta = (column_bytes + meta_leaf) / column_bytes
+                data_rates[f"vdev{i}"] = bounds[f"vdev{i}"] * with_meta
         if self.special_tops and meta["special"] > 0:
             bounds["special"] = self._special_bound(meta["special"]) / records_per_call
         # memory bus

@@ -34,7 +34,7 @@ def txg_tunables(ram: int, version: ZfsVersion) -> TxgTunables:
     return TxgTunables(dirty_max=dirty_max, sync_bytes=sync)
 
 
-def throttle_delay(dirty: int, t: TxgTunables) -> float:
+def throttle_delay(dirty: float, t: TxgTunables) -> float:
     """Seconds one transaction waits (``dmu_tx_delay()``): 0 below 60 % dirty, then
     ``delay_scale · (dirty − min) / (max − dirty)``, capped at 100 ms."""
     low = t.delay_min_fraction * t.dirty_max
@@ -101,7 +101,7 @@ def throttle_fill(
         return 0.0
     data_seconds = min(max(data_seconds, 0.0), sync_seconds)
     release = syncing / data_seconds if data_seconds > 0 else 0.0
-    low = t.delay_min_fraction * records_max
+    record_bytes = t.dirty_max / records_max
     now = opened = 0.0
     for i in range(FILL_MAX_STEPS):
         if now >= sync_seconds:
@@ -111,11 +111,9 @@ def throttle_fill(
         dirty = opened + (syncing - release * now if releasing else 0.0)
         if dirty >= records_max:
             rate = min(unthrottled, freed)  # dmu_tx_wait(): only as the sync frees space
-        elif dirty <= low:
-            rate = unthrottled
         else:
-            delay = min(t.delay_max, t.delay_scale * (dirty - low) / (records_max - dirty))
-            rate = min(unthrottled, 1.0 / delay)
+            delay = throttle_delay(dirty * record_bytes, t)
+            rate = unthrottled if delay <= 0 else min(unthrottled, 1.0 / delay)
         step = min((data_seconds if releasing else sync_seconds) - now,
                    FILL_STEP_SHARE * sync_seconds)  # fmt: skip
         if rate != freed:
