@@ -306,7 +306,9 @@ class MixedModel(ReadModel, WriteModel):
         )  # fmt: skip
 
     # ---- the network and its fixed point
-    def _network(self, x: float, shares: dict[int, float], burst: bool = False) -> Solution:
+    def _network(
+        self, x: float, shares: dict[int, float], burst: bool = False, populations: bool = True
+    ) -> Solution:
         """The closed network of the ``clients`` with each vdev's read stations at (1 − its
         leaves' write share at ``x`` calls/s) of their rate — on a flash leaf whose writes
         leave units free, on the read table those units give (:meth:`_read_table`, the share
@@ -356,7 +358,7 @@ class MixedModel(ReadModel, WriteModel):
                 if not any(v is u for u in seen):
                     seen.append(v)
             self._groups.extend((v, named) for v in seen)
-        return solve(stations, self.clients)
+        return solve(stations, self.clients, populations)
 
     def _solution(self) -> Solution:
         """The network solved last (by :meth:`_throughput`)."""
@@ -382,7 +384,7 @@ class MixedModel(ReadModel, WriteModel):
         self._last = solution
         if burst <= 0:
             return solution.throughput
-        during = self._network(x, shares, burst=True).throughput
+        during = self._network(x, shares, burst=True, populations=False).throughput
         return (1.0 - burst) * solution.throughput + burst * during
 
     def _read_busy(self, x: float, solution: Solution | None) -> dict[int, float]:

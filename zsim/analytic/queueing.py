@@ -82,8 +82,10 @@ class Solution:
     population: dict[str, float]
 
 
-def solve(stations: Sequence[Station], n: int) -> Solution:
-    """Exact solution of the closed network of ``stations`` with ``n`` customers."""
+def solve(stations: Sequence[Station], n: int, populations: bool = True) -> Solution:
+    """Exact solution of the closed network of ``stations`` with ``n`` customers; without
+    ``populations`` only the throughput (the populations cost a convolution per pair of
+    stations)."""
     if n < 1:
         return Solution(0.0, {s.name: 0.0 for s in stations})
     factors = []
@@ -95,13 +97,18 @@ def solve(stations: Sequence[Station], n: int) -> Solution:
         total = _log_convolve(total, f, n)
     throughput = float(np.exp(total[n - 1] - total[n]))
     population: dict[str, float] = {}
+    if not populations:
+        return Solution(throughput, population)
     ks = np.arange(n + 1)
     for i, s in enumerate(stations):
-        rest = np.zeros(n + 1)
-        rest[1:] = -np.inf
-        for j, f in enumerate(factors):
-            if j != i:
-                rest = _log_convolve(rest, f, n)
+        others = [f for j, f in enumerate(factors) if j != i]
+        if not others:
+            population[s.name] = float(n)
+            continue
+        # (convolving with the empty network's factors, 1 at k = 0, would give them back)
+        rest = others[0]
+        for f in others[1:]:
+            rest = _log_convolve(rest, f, n)
         # P(k at station i) = f_i(k) G_rest(n − k) / G(n)
         logp = factors[i] + rest[::-1] - total[n]
         population[s.name] = float((ks * np.exp(logp)).sum())

@@ -109,7 +109,16 @@ class ReadModel(PoolModel):
 
     # ---- reads
     def _leaf_reads(self, v: AnalyticVdev) -> tuple[int, int]:
-        """(leaves a record read touches, bytes per leaf I/O)."""
+        """(leaves a record read touches, bytes per leaf I/O); found once per vdev (the
+        mixed model's fixed point asks for it at every step)."""
+        memo = self.__dict__.setdefault("_leaf_reads_memo", {})
+        held = memo.get(id(v))
+        if held is None or held[0] is not v:
+            held = memo[id(v)] = (v, self._leaf_reads_of(v))
+        return held[1]
+
+    def _leaf_reads_of(self, v: AnalyticVdev) -> tuple[int, int]:
+        """:meth:`_leaf_reads`, worked out."""
         kind = v.top.vdev.kind
         sector = 1 << v.top.ashift
         if kind in ("disk", "mirror"):

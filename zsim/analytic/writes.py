@@ -422,6 +422,10 @@ class WriteModel(PoolModel):
         return name
 
 
+#: the stretched clients' bound is found to this share of the unstretched one
+STRETCH_TOLERANCE = 1e-12
+
+
 def client_bound(clients: int, cores: int, taskq: int, call: float, sync: float) -> float:
     """Calls/s ``clients`` single-threaded callers reach when each call costs ``call`` s of
     CPU and leaves ``sync`` s of taskq work: the largest X with
@@ -431,21 +435,6 @@ def client_bound(clients: int, cores: int, taskq: int, call: float, sync: float)
     if call <= 0:
         return math.inf
     return min(clients / call, max((cores - taskq) / call, cores / (call + sync)))
-
-
-def largest_fitting(hi: float, fits: Callable[[float], bool]) -> float:
-    """The largest x in [0, ``hi``] with ``fits(x)`` (which holds below some x and not
-    above it): ``hi`` itself if it fits, else by 60 bisections."""
-    if fits(hi):
-        return hi
-    lo = 0.0
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        if fits(mid):
-            lo = mid
-        else:
-            hi = mid
-    return lo
 
 
 def memory_stretch(
@@ -499,10 +488,18 @@ def stretched_client_bound(
 ) -> float:
     """The calls/s x with x = ``bound(stretch(x))``: the clients' bound with each call
     lengthened by ``stretch`` at the rate it reaches (``plain``: the bound unstretched, an
-    upper end; the stretch grows with x, so the bound falls with it), by bisection."""
+    upper end; the stretch grows with x, so the bound falls with it and the gap
+    bound(stretch(x)) − x falls from positive at 0): ``plain`` if the gap is not negative
+    there, else its zero by Brent's method to :data:`STRETCH_TOLERANCE` of ``plain``."""
     if not math.isfinite(plain) or plain <= 0:
         return plain
-    return largest_fitting(plain, lambda x: bound(stretch(x)) >= x)
+
+    def gap(x: float) -> float:
+        return bound(stretch(x)) - x
+
+    if gap(plain) >= 0:
+        return plain
+    return float(brentq(gap, 0.0, plain, xtol=STRETCH_TOLERANCE * plain))
 
 
 def run_leaf_bytes(top: TopVdev, psize: int, asize: int, limit: int) -> int:
