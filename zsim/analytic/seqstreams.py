@@ -48,12 +48,14 @@ import numpy as np
 import simpy
 
 from zsim.analytic.stream_sample import (
-    MAX_WARMUP,
+    IN_FLIGHT_SETS,
     MEASURED_IOS,
     MEASURED_IOS_PER_LEAF,
     MEASURED_RECORDS,
     MIN_MEASURED,
-    MIN_WARMUP,
+    in_flight_records,
+    stream_records,
+    stream_warmup,
 )
 from zsim.des.vdev import ASYNC_READ, LeafQueue, TopVdev, Zio, aggregation_limit
 from zsim.hardware import flash, hdd
@@ -223,7 +225,9 @@ def measure(
     per_call = records_per_call
     share = max(1, round(1 / per_call)) if per_call < 1 else 1
     reads = max(1, round(per_call))
-    warmup = min(MAX_WARMUP, max(MIN_WARMUP, streams * window))
+    warmup = stream_warmup(streams, window)
+    records = stream_records(streams, window, records)
+    least = IN_FLIGHT_SETS * in_flight_records(streams, window)
     warmup_calls = math.ceil(warmup / per_call)
     target_ios = max(MEASURED_IOS, MEASURED_IOS_PER_LEAF * len(devices))
     state = [_Stream(j) for j in range(streams)]
@@ -298,7 +302,7 @@ def measure(
         n = (clock["count"] - warmup_calls - 1) * per_call
         if clock["t0"] >= 0 and clock["end"] < 0 and n >= MIN_MEASURED:
             ios = sum(d.ios for d in devices) - clock["ios"]
-            if n >= records or (ios_end and ios >= target_ios):
+            if n >= records or (ios_end and ios >= target_ios and n >= least):
                 clock["end"] = env.now
                 clock["measured"] = n
                 snapshot.update({f"end_{k}": v for k, v in _snap(devices, env.now).items()})

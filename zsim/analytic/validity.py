@@ -7,10 +7,15 @@ cannot model.
 from __future__ import annotations
 
 from zsim.analytic.stream_sample import (
+    IN_FLIGHT_SETS,
     MAX_DRAID_RECORDS,
+    MAX_STREAM_RECORDS,
+    MEASURED_RECORDS,
     MIN_DRAID_DISK_BYTES,
     MIN_DRAID_GROUPS,
     draid_records,
+    stream_records,
+    stream_warmup,
 )
 from zsim.analytic.sync_range import sync_validity, sync_writes
 from zsim.errors import ZsimError
@@ -241,6 +246,15 @@ def _sequential_read_reason(sc: Scenario) -> str | None:
             "sequential reads whose prefetch windows (zfetch_max_distance per job) fill half "
             "the ARC (prefetched records evicted before they are read) are modelled by the "
             "DES only"
+        )
+    sample = stream_warmup(w.numjobs, window) + stream_records(w.numjobs, window, MEASURED_RECORDS)
+    if sample > MAX_STREAM_RECORDS:
+        return (
+            f"sequential reads of {pool.recordsize} B records by {w.numjobs} jobs: zfetch "
+            f"keeps {window} records in flight per job, and a stream table must span "
+            f"{IN_FLIGHT_SETS} times what the jobs hold in flight to stand for the run "
+            f"({sample} records, at most {MAX_STREAM_RECORDS}); modelled by the DES only "
+            f"(larger records or fewer jobs are in range)"
         )
     return None
 
