@@ -16,12 +16,17 @@ from zsim.analytic.seqread import (
     prefetch_window,
 )
 from zsim.analytic.stream_sample import (
+    FLASH_MAX_WARMUP,
+    IN_FLIGHT_SETS,
     MAX_DRAID_RECORDS,
+    MAX_STREAM_RECORDS,
     MEASURED_RECORDS,
     MIN_DRAID_DISK_BYTES,
     MIN_DRAID_GROUPS,
     draid_groups,
     draid_records,
+    stream_records,
+    stream_warmup,
 )
 from zsim.analytic.validity import validity
 from zsim.des.engine import Engine
@@ -211,6 +216,32 @@ def test_draid_reads_of_small_columns_or_needing_too_long_a_sample_are_declined(
     needed = draid_records(MiB, 12, sc.layout_tree().data_vdevs, 16)
     assert needed == 16 * 20 * 64 > MAX_DRAID_RECORDS
     assert f"would measure {needed} records in all" in (validity(sc) or "")
+
+
+def test_a_disk_table_spans_four_times_the_records_the_jobs_hold_in_flight():
+    # 16K records: zfetch's 64 MiB is 4096 records a job
+    window = prefetch_window(64 * MiB, 16 * KiB)
+    assert window == 4096
+    assert stream_records(4, window, MEASURED_RECORDS) == IN_FLIGHT_SETS * 4 * 4096
+    assert stream_warmup(4, window) == 4 * 4096
+    # 1M records, one job: the usual sample is already longer
+    assert stream_records(1, 64, MEASURED_RECORDS) == MEASURED_RECORDS
+    # flash keeps its sample and a bounded warm-up
+    assert stream_records(4, window, MEASURED_RECORDS, rotating=False) == MEASURED_RECORDS
+    assert stream_warmup(4, window, rotating=False) == FLASH_MAX_WARMUP
+    assert stream_records(4, window, 0, rotating=False) == 0
+
+
+def test_disk_reads_whose_table_would_pass_its_bound_are_declined():
+    small = ("pool.recordsize=16K", "workload.bs=16K", "hardware.ram=64GiB")
+    # 8 jobs: 8 × 4096 of warm-up + 4 × that measured = 163,840 records
+    reason = validity(_scenario(*small, "workload.numjobs=8")) or ""
+    assert f"at most {MAX_STREAM_RECORDS}" in reason and "163840 records" in reason
+    # 4 jobs: 81,920
+    assert validity(_scenario(*small, "workload.numjobs=4")) is None
+    # flash has no such bound
+    flash = _scenario(*small, "workload.numjobs=8", "hardware.disk=wd-ultrastar-sn840-3.2tb")
+    assert "at most" not in (validity(flash) or "")
 
 
 def test_a_window_shorter_than_the_rotor_round_still_keeps_every_disk_busy(monkeypatch):

@@ -48,12 +48,10 @@ import numpy as np
 import simpy
 
 from zsim.analytic.stream_sample import (
-    IN_FLIGHT_SETS,
     MEASURED_IOS,
     MEASURED_IOS_PER_LEAF,
     MEASURED_RECORDS,
     MIN_MEASURED,
-    in_flight_records,
     stream_records,
     stream_warmup,
 )
@@ -225,9 +223,9 @@ def measure(
     per_call = records_per_call
     share = max(1, round(1 / per_call)) if per_call < 1 else 1
     reads = max(1, round(per_call))
-    warmup = stream_warmup(streams, window)
-    records = stream_records(streams, window, records)
-    least = IN_FLIGHT_SETS * in_flight_records(streams, window)
+    warmup = stream_warmup(streams, window, rotating)
+    records = stream_records(streams, window, records, rotating)
+    least = stream_records(streams, window, 0, rotating)  # before the I/Os may end it
     warmup_calls = math.ceil(warmup / per_call)
     target_ios = max(MEASURED_IOS, MEASURED_IOS_PER_LEAF * len(devices))
     state = [_Stream(j) for j in range(streams)]

@@ -247,7 +247,9 @@ def _sequential_read_reason(sc: Scenario) -> str | None:
             "the ARC (prefetched records evicted before they are read) are modelled by the "
             "DES only"
         )
-    sample = stream_warmup(w.numjobs, window) + stream_records(w.numjobs, window, MEASURED_RECORDS)
+    rotating = sc.hardware.disk.kind == "hdd"
+    sample = stream_warmup(w.numjobs, window, rotating)
+    sample += stream_records(w.numjobs, window, MEASURED_RECORDS, rotating)
     if sample > MAX_STREAM_RECORDS:
         return (
             f"sequential reads of {pool.recordsize} B records by {w.numjobs} jobs: zfetch "
