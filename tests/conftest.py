@@ -47,6 +47,19 @@ SLOWEST_FILES = (
 )
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: a worker per core and one more. Part of the suite waits rather than
+    computes (fio at its rate caps, the browser, the command line's subprocesses), and on
+    two cores a third worker fills that time; the CPU-bound files share the cores as before.
+    ``PYTEST_XDIST_AUTO_NUM_WORKERS`` sets the number."""
+    given = os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS")
+    if given:
+        return int(given)
+    affinity = getattr(os, "sched_getaffinity", None)
+    cores = len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
+    return cores + 1
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     rank = {path: i for i, path in enumerate(SLOWEST_FILES)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
