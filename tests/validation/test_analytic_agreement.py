@@ -251,12 +251,13 @@ def test_enough_draws_are_compared():
     assert statistics.median(s["rate_errors"]) <= 0.05
 
 
-#: no known miss in this space's first 90 draws (2026-11-28), nor in the 72 CI runs. The last, an NVMe stripe of 2
-#: sequential writers (+21 %), closed when the write model's clients wait on the memory bus as
-#: the DES's do (zsim.analytic.writes.memory_stretch: −2.2 %); before it, random 128K calls into
-#: 64K records on a raidz1 of 11 HDDs (+23 % → +3 %) and the CPU-bound NVMe random writes on 4
-#: cores (+46-49 % → +2 %): metadata blocks compressed once whatever their copies, and txgs
-#: sized as the DES closes them when the CPU binds (docs/analytic.md). A disagreement fails.
+#: no known miss in this space's first 90 draws (2026-11-28), and so none in the 72 CI runs.
+#: The last, an NVMe stripe of 2 sequential writers (+21 %), closed when the write model's
+#: clients wait on the memory bus as the DES's do (zsim.analytic.writes.memory_stretch:
+#: −2.2 %); before it, random 128K calls into 64K records on a raidz1 of 11 HDDs (+23 % →
+#: +3 %) and the CPU-bound NVMe random writes on 4 cores (+46-49 % → +2 %): metadata blocks
+#: compressed once whatever their copies, and txgs sized as the DES closes them when the CPU
+#: binds (docs/analytic.md). A disagreement fails.
 KNOWN_MISSES = 0
 KNOWN_MISS_WORST = 0.5
 
