@@ -193,6 +193,7 @@ def _sequential_read_reason(sc: Scenario) -> str | None:
     pool, w = sc.pool, sc.workload
     layout = sc.layout_tree()
     ratio = pool.compress_ratio if pool.compression != "off" else 1.0
+    sampled = MEASURED_RECORDS  # what a stream table measures at least (dRAID: more)
     if isinstance(layout, ZfsLayout) and any(v.kind == "draid" for v in layout.data_vdevs):
         vdevs = layout.data_vdevs
         if any(_shape(v) != _shape(vdevs[0]) for v in vdevs):
@@ -211,7 +212,7 @@ def _sequential_read_reason(sc: Scenario) -> str | None:
                 f"were seen to differ by −20 … +51 % and the DES to move along the file "
                 f"(larger records or fewer data disks per group are in range)"
             )
-        needed = draid_records(psize, pool.ashift, vdevs, w.numjobs)
+        needed = sampled = draid_records(psize, pool.ashift, vdevs, w.numjobs)
         if needed > MAX_DRAID_RECORDS:
             return (
                 f"dRAID sequential reads of {pool.recordsize} B records: a stream reads one "
@@ -249,7 +250,7 @@ def _sequential_read_reason(sc: Scenario) -> str | None:
         )
     rotating = sc.hardware.disk.kind == "hdd"
     sample = stream_warmup(w.numjobs, window, rotating)
-    sample += stream_records(w.numjobs, window, MEASURED_RECORDS, rotating)
+    sample += stream_records(w.numjobs, window, sampled, rotating)
     if sample > MAX_STREAM_RECORDS:
         return (
             f"sequential reads of {pool.recordsize} B records by {w.numjobs} jobs: zfetch "
