@@ -19,7 +19,7 @@ from typing import Any
 
 from zsim.errors import ZsimError
 from zsim.scenario import Scenario, scenario_from_dict
-from zsim.validation import ars, clemtibs, disksim, draid, tnbench
+from zsim.validation import ars, ars_md, clemtibs, disksim, draid, tnbench
 from zsim.validation.accuracy import device_kind, prediction_class, resilver_class
 from zsim.validation.common import reference_root
 from zsim.validation.report import Point
@@ -98,6 +98,26 @@ def ars_points(rows: list[ars.ArsRow]) -> list[Point]:
             klass = prediction_class(ars.ars_scenario(layout, rs, rw))
         out.append(
             Point("ars", r.point.id, klass, r.point.measured, r.zsim, r.baseline, r.point.unit)
+        )
+    return out
+
+
+def ars_md_points(rows: list[ars.ArsRow]) -> list[Point]:
+    """md RAID6 rates by their run's class (e.g. "HDD md RAID random read"); each md ÷ ZFS
+    (or ZFS ÷ md) 4K ratio in "ratio: HDD md RAID vs ZFS (<the runs' workload>)"."""
+    out = []
+    for r in rows:
+        if r.point.unit == "ratio":
+            rw = "random write" if "randwrite" in r.point.what else "random read"
+            sc = ars_md.md_scenario("md-raid6 8", "randread", "4K")
+            klass = f"ratio: {device_kind(sc)} md RAID vs ZFS ({rw})"
+        else:
+            jobs = 1 if "single-process" in r.point.id else 8
+            size = "128GiB" if jobs == 1 else "16GiB"
+            sc = ars_md.md_scenario("md-raid6 8", "randread", "1M", jobs, jobs, size)
+            klass = prediction_class(sc)
+        out.append(
+            Point("ars-md", r.point.id, klass, r.point.measured, r.zsim, r.baseline, r.point.unit)
         )
     return out
 
@@ -214,6 +234,20 @@ REFERENCE_SETS: tuple[ReferenceSet, ...] = (
         tolerance=ars.TOLERANCE,
         default=True,
         options=("seed", "target_ci"),
+    ),
+    ReferenceSet(
+        name="ars-md",
+        description="Ars Technica, md RAID + ext4 beside ZFS",
+        data=(ars.REFERENCE_FILE,),
+        scenario=ars_md.md_scenario,
+        rows=ars_md.ars_md_rows,
+        table=ars.ars_table,
+        summary=ars.ars_summary,
+        json_key="ars-ironwolf8-md",
+        title="Ars Technica, 8 x IronWolf 12TB, md RAID + ext4 (MiB/s or ratio; zsim vs the "
+        "rule of thumb)",
+        points=ars_md_points,
+        tolerance=ars.TOLERANCE,
     ),
     ReferenceSet(
         name="disksim",
