@@ -38,7 +38,7 @@ def rows():
 
 
 def test_every_point_reports_its_error(rows):
-    assert len(rows) == 10
+    assert len(rows) == 11
     for r in rows:
         assert r.zsim > 0
 
@@ -56,6 +56,7 @@ def test_every_point_reports_its_error(rows):
         "vdev-scaling-2x raidz2 4",
         "raidz2-4-vs-one-disk",
         "raidz2-8-randread-rs1M-minus-rs128K",
+        "raidz2-8-syncwrite-rs1M-minus-rs128K",
     ],
 )
 def test_point_within_tolerance(rows, point):

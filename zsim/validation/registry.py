@@ -90,7 +90,10 @@ def ars_points(rows: list[ars.ArsRow]) -> list[Point]:
             kind = device_kind(ars.ars_scenario(top, "128K", "randwrite"))
             klass = f"ratio: {kind} vdev scaling (random write)"
         elif " − " in what:  # "raidz2 8 1M randread: rs=1M − rs=128K (MiB/s)"
-            sc = ars.ars_scenario("raidz2 8", "1M", "randread")
+            if "fsync" in what:
+                sc = ars.ars_scenario("raidz2 8", "1M", "randwrite", fsync=1)
+            else:
+                sc = ars.ars_scenario("raidz2 8", "1M", "randread")
             klass = f"difference: {prediction_class(sc)}"
         else:  # "raidz2 8 rs=128K 1M randwrite 8x8"
             layout, rest = what.split(" rs=")
