@@ -105,7 +105,7 @@ def test_sweep_presets_pass_the_budget(name: str) -> None:
 
 def _validation_scenarios(monkeypatch: pytest.MonkeyPatch) -> list[Scenario]:
     """Every scenario the validation sets run, collected without running them."""
-    from zsim.validation import ars, clemtibs, draid, tnbench
+    from zsim.validation import ars, ars_md, clemtibs, draid, tnbench
 
     seen: list[Scenario] = []
 
@@ -118,15 +118,17 @@ def _validation_scenarios(monkeypatch: pytest.MonkeyPatch) -> list[Scenario]:
         return SimpleNamespace(seconds=3600.0)
 
     monkeypatch.setattr(ars, "_rate", rate)
+    monkeypatch.setattr(ars, "_prefill", lambda keys: None)  # no pool: the runs stay unmade
     monkeypatch.setattr(draid, "simulate_resilver", resilver)
     ars.ars_rows()
     ars.ars_width_shape()
-    draid.draid_rows()
+    draid.draid_rows(workers=1)  # in this process, where the patch is
     data = clemtibs.clemtibs_measurements()
     jobs = [(j, False) for j in clemtibs.PREDICTED_JOBS] + [(clemtibs.SYNC_JOB, True)]
     rates = (None, clemtibs.measured_disk_rate(data))
     seen.extend(clemtibs.clemtibs_scenario(j, r, slog) for j, slog in jobs for r in rates)
     seen.extend(tnbench.tnbench_scenario(d, t) for d in ("write", "read") for t in tnbench.THREADS)
+    seen.extend(ars_md.run_scenarios())
     return seen
 
 

@@ -32,22 +32,37 @@ _CACHE = (
     "(predicted × (1 − hit) = {uncached:.0f} MiB/s, exact for a closed loop whose hits cost "
     "no disk time) is {uncached_error:+.0%} off; the article does not state file sizes"
 )
+#: points zsim misses: (the reason, the largest |error| the miss may reach before it fails as a
+#: new disagreement; each bound is about 1.3 × the error when it was written, 2026-11-28)
 KNOWN_MISSES = {
-    "mdraid6-8-1M-randread": _CACHE,
-    "mdraid6-8-1M-randread-single-process": _CACHE
-    + "; even uncached, two 512 KiB chunk reads in parallel take ~10 ms (seek + the later of "
-    "two rotations + transfer), not the 21 ms per 1 MiB the figure implies — cause not found",
-    "raidz2-vs-mdraid6-4K-read": "both engines read one 4 KiB block from one disk per miss "
-    "with 8 calls in flight (buffered: one call per job); 4:1 needs more md concurrency than "
-    "that (posixaio helper threads or O_DIRECT, which the article does not state); the "
-    "page-cache (0.48) vs ARC (0.19) hit-ratio gap alone gives ~1.6",
-    "raidz2-vs-mdraid6-4K-write": "md RAID6 is too fast: zsim's write-back sorts the dirty "
-    "4 KiB pages in file order (8.5 % of the files' pages dirty), so each member's "
-    "read-modify-write reads and writes run along its tracks a few pages apart, which NCQ "
-    "serves at about one revolution per track; the article has md RAID6 below a single ext4 "
-    "disk (see test_mdraid6_4k_writes_fall_below_a_single_ext4_disk)",
-    "mirrors-vs-mdraid10-4K-write": "md RAID10 writes back its sorted dirty pages through the "
-    "drives' write caches nearly sequentially (as md RAID6 above)",
+    "mdraid6-8-1M-randread": (_CACHE, 1.0),
+    "mdraid6-8-1M-randread-single-process": (
+        _CACHE
+        + "; even uncached, two 512 KiB chunk reads in parallel take ~10 ms (seek + the later "
+        "of two rotations + transfer), not the 21 ms per 1 MiB the figure implies — cause not "
+        "found",
+        4.5,
+    ),
+    "raidz2-vs-mdraid6-4K-read": (
+        "both engines read one 4 KiB block from one disk per miss with 8 calls in flight "
+        "(buffered: one call per job); 4:1 needs more md concurrency than that (posixaio helper "
+        "threads or O_DIRECT, which the article does not state); the page-cache (0.48) vs ARC "
+        "(0.19) hit-ratio gap alone gives ~1.6",
+        0.8,
+    ),
+    "raidz2-vs-mdraid6-4K-write": (
+        "md RAID6 is too fast: zsim's write-back sorts the dirty 4 KiB pages in file order "
+        "(8.5 % of the files' pages dirty), so each member's read-modify-write reads and "
+        "writes run along its tracks a few pages apart, which NCQ serves at about one "
+        "revolution per track; the article has md RAID6 below a single ext4 disk (see "
+        "test_mdraid6_4k_writes_fall_below_a_single_ext4_disk)",
+        0.9,
+    ),
+    "mirrors-vs-mdraid10-4K-write": (
+        "md RAID10 writes back its sorted dirty pages through the drives' write caches nearly "
+        "sequentially (as md RAID6 above)",
+        0.85,
+    ),
 }
 ABSOLUTE = ("mdraid6-8-1M-randread", "mdraid6-8-1M-randread-single-process")
 RATIOS = (
@@ -81,7 +96,9 @@ def test_mdraid6_1m_randread(rows, point):
         hit = result.details.get("page_cache_hit_ratio") or 0.0
         uncached = r.zsim * (1 - hit)
         off = (uncached - r.point.measured) / r.point.measured
-        reason = KNOWN_MISSES[point].format(hit=hit, uncached=uncached, uncached_error=off)
+        reason, bound = KNOWN_MISSES[point]
+        assert abs(error) <= bound, f"{point}: {error:+.0%}, past its known miss's {bound:.0%}"
+        reason = reason.format(hit=hit, uncached=uncached, uncached_error=off)
         pytest.xfail(f"{error:+.0%}: {reason}")
 
 
@@ -94,7 +111,11 @@ def test_md_vs_zfs_4k_ratio(rows, point):
     if not r.passed:
         error = r.zsim / r.point.measured - 1
         got = f"{r.zsim:.2f} vs {r.point.measured:.2f}"
-        pytest.xfail(f"{error:+.0%} ({got}): {KNOWN_MISSES[point]}")
+        if point not in KNOWN_MISSES:
+            pytest.fail(f"{point}: {error:+.0%} ({got}), outside the Ars set's tolerance")
+        reason, bound = KNOWN_MISSES[point]
+        assert abs(error) <= bound, f"{point}: {error:+.0%}, past its known miss's {bound:.0%}"
+        pytest.xfail(f"{error:+.0%} ({got}): {reason}")
 
 
 def rate(result, direction: str) -> float:
@@ -115,9 +136,10 @@ def test_mdraid6_4k_writes_fall_below_a_single_ext4_disk():
         f"{single:.1f} MiB/s"
     )
     if raid6 >= single:
+        # known since 2026-11-27: 49.4 against 43.2 MiB/s; a wider gap is a new disagreement
+        assert raid6 < 1.5 * single, f"md RAID6 {raid6:.1f} MiB/s, one disk {single:.1f}"
         pytest.xfail(
             f"md RAID6 {raid6:.1f} ≥ one disk {single:.1f} MiB/s: write-back sorts the dirty "
             f"pages, and md's stripe-row reads land in the same 512 KiB chunk regions, which "
             f"the drives' NCQ serves in about one revolution per row"
         )
-    assert raid6 < single

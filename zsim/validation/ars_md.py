@@ -20,8 +20,12 @@ Engines: md runs and ZFS 4K reads by the discrete-event engine, stopping at a 5 
 writes by the analytic engine: with 64 GiB of RAM the DES spends minutes of CPU in the
 write buffer's start-up (``zfs_dirty_data_max`` of 4 KiB records filled at memory speed,
 then txgs of ~10⁵-10⁶ records) before the steady state the article measured; the analytic
-engine answers that steady state and is held to the DES on small-record writes by
-``tests/validation/test_analytic_agreement_small_writes.py``.
+engine answers that steady state. Its small-record write model is held to the DES by
+``tests/validation/test_analytic_agreement_small_writes.py`` (16K records, 2 GiB, 2.2); on
+this set's own 4K overwrite jobs at 0.7 with 2 GiB of RAM, where the DES converges, the two
+engines agreed within 2 % (``raidz2 8`` +2 %, ``4x mirror 2`` −1 %; checked 2026-11-28,
+154 s and 86 s of DES, too long for CI). That 64 GiB is outside what was compared (larger
+txgs) is this set's assumption.
 """
 
 from __future__ import annotations
@@ -45,7 +49,9 @@ PARTITION = TiB
 CONTROL = RunControl(target_ci=0.05, max_sim_seconds=30.0, max_wall_seconds=600.0)
 
 #: (id, numerator run, denominator run, the article's ratio): a run is (stack, layout, rw),
-#: stack "md" or "zfs", 4 KiB calls, 8 jobs × QD8, ZFS at recordsize 4K
+#: stack "md" or "zfs", 4 KiB calls, 8 jobs × QD8, ZFS at recordsize 4K. Each ratio is the
+#: article's winner over its loser (md over ZFS for reads, ZFS over md for writes); the ids
+#: name the pair the reference file compares, ZFS first, whichever wins
 RATIOS: tuple[tuple[str, tuple[str, str, str], tuple[str, str, str], float], ...] = (
     ("raidz2-vs-mdraid6-4K-read", ("md", "md-raid6 8", "randread"),
      ("zfs", "raidz2 8", "randread"), 4.0),
@@ -155,6 +161,25 @@ def _baseline(key: tuple) -> float:
     return _rate(simulate(_scenario(key), engine="baseline"), rw)
 
 
+def _row_keys(seed: int) -> tuple[list[tuple], list[tuple[tuple, tuple]]]:
+    """The runs of :func:`ars_md_rows`: the absolute points' and each ratio's (top, bottom)."""
+    absolute = [
+        _key("md", "md-raid6 8", "randread", "1M", jobs, jobs, size, seed)
+        for jobs, size in ((8, "16GiB"), (1, "128GiB"))
+    ]
+    ratios = [
+        (_key(*top, "4K", 8, 8, "16GiB", seed), _key(*bottom, "4K", 8, 8, "16GiB", seed))
+        for _id, top, bottom, _ratio in RATIOS
+    ]
+    return absolute, ratios
+
+
+def run_scenarios() -> list[Scenario]:
+    """Every scenario :func:`ars_md_rows` runs (for checks that must not run them)."""
+    absolute, ratios = _row_keys(1)
+    return [_scenario(k) for k in absolute + [k for pair in ratios for k in pair]]
+
+
 def ars_md_rows(seed: int = 1) -> list[ArsRow]:
     """The md RAID6 1M random-read rates and the four md-vs-ZFS 4K ratios, zsim and the rule of
     thumb beside each (:class:`zsim.validation.ars.ArsRow`, the Ars set's tolerances)."""
@@ -165,14 +190,7 @@ def ars_md_rows(seed: int = 1) -> list[ArsRow]:
         ("mdraid6-8-1M-randread-single-process", 1, 1, "128GiB",
          float(single["mdraid6_8_read_MiBps"])),
     ]  # fmt: skip
-    abs_keys = [
-        _key("md", "md-raid6 8", "randread", "1M", j, d, size, seed)
-        for _id, j, d, size, _m in absolute
-    ]
-    ratio_keys = [
-        (_key(*top, "4K", 8, 8, "16GiB", seed), _key(*bottom, "4K", 8, 8, "16GiB", seed))
-        for _id, top, bottom, _ratio in RATIOS
-    ]
+    abs_keys, ratio_keys = _row_keys(seed)
     _prefill(abs_keys + [k for pair in ratio_keys for k in pair])
     rows = []
     for (pid, jobs, depth, _size, measured), key in zip(absolute, abs_keys, strict=True):

@@ -16,7 +16,9 @@ from 2.1.12, commit 973934b965). zsim runs it as ``zfs_version = "2.1"``
 
 from __future__ import annotations
 
+import os
 import tomllib
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,26 +98,43 @@ class DraidRow:
         }
 
 
-def draid_rows() -> list[DraidRow]:
+def draid_rows(workers: int | None = None) -> list[DraidRow]:
     """Every distributed-spare point of the chart, in the file's order, then the traditional
-    spare (a healing resilver onto a new disk of ``draid1:8d``)."""
+    spare (a healing resilver onto a new disk of ``draid1:8d``); ``workers`` processes run
+    them (default: one per core; 1: in this process)."""
     ref = draid_measurements()
     fill, n = ref["fill"], ref["disks"]
-    rows = []
-    for parity, points in ref["distributed_spare_hours"].items():
-        p = int(parity.removeprefix("draid"))
-        for d, published in points.items():
-            layout = f"draid{p}:{d}d:1s:{n}c"
-            rows.append(
-                DraidRow(
-                    parity, int(d), "distributed", published, _hours(layout, "distributed", fill)
-                )
-            )
-    traditional = _hours(f"draid1:{TRADITIONAL_D}d:1s:{n}c", "new", fill)
-    rows.append(
-        DraidRow("draid1", TRADITIONAL_D, "new", ref["traditional_spare_hours"], traditional)
-    )
-    return rows
+    points = [
+        (
+            parity,
+            int(d),
+            "distributed",
+            published,
+            f"draid{parity.removeprefix('draid')}:{d}d:1s:{n}c",
+        )
+        for parity, by_d in ref["distributed_spare_hours"].items()
+        for d, published in by_d.items()
+    ]
+    points.append(
+        ("draid1", TRADITIONAL_D, "new", ref["traditional_spare_hours"],
+         f"draid1:{TRADITIONAL_D}d:1s:{n}c")
+    )  # fmt: skip
+    runs = [(layout, spare, fill) for *_, spare, _published, layout in points]
+    # the resilver runs are independent and seeded: one per core at once, the same hours
+    workers = min(len(runs), workers or os.cpu_count() or 1)
+    if workers > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            hours = list(pool.map(_hours_of, runs))
+    else:
+        hours = [_hours_of(run) for run in runs]
+    return [
+        DraidRow(parity, d, spare, published, h)
+        for (parity, d, spare, published, _layout), h in zip(points, hours, strict=True)
+    ]
+
+
+def _hours_of(run: tuple[str, str, float]) -> float:
+    return _hours(*run)
 
 
 def draid_summary(rows: list[DraidRow]) -> dict[str, Any]:

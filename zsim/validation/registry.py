@@ -81,7 +81,8 @@ def _frozen(values: dict[str, float]) -> Mapping[str, float]:
 
 def ars_points(rows: list[ars.ArsRow]) -> list[Point]:
     """Absolute MiB/s by their run's class; the ratios of two runs in "ratio: … vdev
-    scaling"; the rs=1M − rs=128K read difference in "difference: <class>"."""
+    scaling"; the rs=1M − rs=128K differences (random reads; random writes with an fsync
+    after each) in "difference: <class>"."""
     out = []
     for r in rows:
         what = r.point.what
