@@ -16,10 +16,8 @@ error, good or bad.
 
 from __future__ import annotations
 
-import os
 import tomllib
 from collections.abc import Mapping
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -27,7 +25,7 @@ from typing import Any
 from zsim.scenario import Scenario, scenario_from_dict
 from zsim.simulate import simulate
 from zsim.units import MiB
-from zsim.validation.common import median_abs, reference_root, relative_error
+from zsim.validation.common import map_runs, median_abs, reference_root, relative_error
 
 REFERENCE_FILE = "ars-ironwolf8.toml"
 
@@ -191,11 +189,7 @@ def _prefill(keys: list[tuple[Scenario, str, str, int, float, float, float]]) ->
         sc, *rest = key
         todo.setdefault((sc.to_toml(), *rest), key)
     todo = {k: v for k, v in todo.items() if k not in _RUNS}
-    workers = min(len(todo), os.cpu_count() or 1)
-    if workers < 2:
-        return  # made one by one as the rows ask for them
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        _RUNS.update(zip(todo, pool.map(_one_run, todo.values()), strict=True))
+    _RUNS.update(zip(todo, map_runs(_one_run, list(todo.values())), strict=True))
 
 
 def ars_measurements() -> dict[str, dict[str, Any]]:

@@ -30,8 +30,6 @@ txgs) is this set's assumption.
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from zsim.des.linux.blockfs import simulate_blockfs
@@ -41,6 +39,7 @@ from zsim.scenario import Scenario, scenario_from_dict
 from zsim.simulate import simulate
 from zsim.units import MiB, TiB
 from zsim.validation.ars import ARS_HARDWARE, ArsPoint, ArsRow, ars_measurements, ars_scenario
+from zsim.validation.common import map_runs
 
 #: md members are partitions of this size at the head of each disk, as in the article
 PARTITION = TiB
@@ -144,11 +143,7 @@ def _result(key: tuple) -> SimResult:
 def _prefill(keys: list[tuple]) -> None:
     """Make the runs not made yet, one process per core (each gives the same on any core)."""
     todo = [k for k in dict.fromkeys(keys) if k not in _RESULTS]
-    workers = min(len(todo), os.cpu_count() or 1)
-    if workers < 2:
-        return  # made one by one as the rows ask for them
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        _RESULTS.update(zip(todo, pool.map(_measure, todo), strict=True))
+    _RESULTS.update(zip(todo, map_runs(_measure, todo), strict=True))
 
 
 def _rate(result: SimResult, rw: str) -> float:

@@ -35,9 +35,7 @@ Modelling choices, each a possible source of error that is reported, not hidden:
 
 from __future__ import annotations
 
-import os
 import tomllib
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -45,7 +43,7 @@ from zsim.result import SimResult
 from zsim.scenario import Scenario, scenario_from_dict
 from zsim.simulate import simulate
 from zsim.units import MiB
-from zsim.validation.common import median_abs, reference_root, relative_error
+from zsim.validation.common import map_runs, median_abs, reference_root, relative_error
 
 REFERENCE_FILE = "clemtibs-zfs-benchmark.toml"
 DISK = "toshiba-x300-pro-12tb"
@@ -229,13 +227,7 @@ def clemtibs_rows(seed: int = 1, max_wall: float = 600.0) -> list[ClemRow]:
     keys = [
         (job, disk_rate, slog, seed, max_wall) for job, slog in jobs for disk_rate in (None, rate)
     ]
-    # the DES runs are independent and seeded: one per core at once, the same answers
-    workers = min(len(keys), os.cpu_count() or 1)
-    if workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            results = dict(zip(keys, pool.map(_des_run, keys), strict=True))
-    else:
-        results = {key: _des_run(key) for key in keys}
+    results = dict(zip(keys, map_runs(_des_run, keys), strict=True))
     predictions = {}
     for job, slog in jobs:
         runs = [results[job, disk_rate, slog, seed, max_wall] for disk_rate in (None, rate)]

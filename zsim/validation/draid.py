@@ -16,16 +16,14 @@ from 2.1.12, commit 973934b965). zsim runs it as ``zfs_version = "2.1"``
 
 from __future__ import annotations
 
-import os
 import tomllib
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 from zsim.errors import ZsimError
 from zsim.resilver.run import simulate_resilver
 from zsim.scenario import Scenario, scenario_from_dict
-from zsim.validation.common import median_abs, reference_root, relative_error
+from zsim.validation.common import map_runs, median_abs, reference_root, relative_error
 
 REFERENCE_FILE = "openzfs-draid-rebuild.toml"
 DISK = "seagate-exos-x16-16tb"
@@ -120,13 +118,7 @@ def draid_rows(workers: int | None = None) -> list[DraidRow]:
          f"draid1:{TRADITIONAL_D}d:1s:{n}c")
     )  # fmt: skip
     runs = [(layout, spare, fill) for *_, spare, _published, layout in points]
-    # the resilver runs are independent and seeded: one per core at once, the same hours
-    workers = min(len(runs), workers or os.cpu_count() or 1)
-    if workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            hours = list(pool.map(_hours_of, runs))
-    else:
-        hours = [_hours_of(run) for run in runs]
+    hours = map_runs(_hours_of, runs, workers)
     return [
         DraidRow(parity, d, spare, published, h)
         for (parity, d, spare, published, _layout), h in zip(points, hours, strict=True)
