@@ -7,9 +7,10 @@ three blocks (read-modify-write through the stripe cache), and those reads are r
 while a single disk takes the write into its cache. raidz2 writes every block to a new
 place as part of a full (variable-width) stripe, with no read.
 
-With buffered writes zsim does not reproduce the claim: the page cache writes dirty pages
-back in file order, so md's read-modify-write reads fall close together and the drives'
-read-ahead serves most of them (see test_ars_md.py, "raidz2-vs-mdraid6-4K-write").
+With buffered writes the page cache writes dirty pages back in file order, so md's
+read-modify-write reads fall close together; md's pre-reads going out in waves
+(``raid5_activate_delayed()``) still puts md RAID6 below one ext4 disk there
+(test_ars_md.py, ``test_mdraid6_4k_writes_fall_below_a_single_ext4_disk``).
 
 "A single disk" is ``md-raid1 2``: both members receive exactly the writes one disk would.
 """

@@ -20,7 +20,14 @@ Sources (Linux 4.15, the Ubuntu 18.04 kernel of the Ars Technica test, unless st
   member; each stripe_head reads what :func:`zsim.layout.md_map.plan_stripe_write` says,
   then the single ``raid5d`` thread (``group_thread_cnt`` = 0) computes parity, then the
   data and parity pages are written. A writer waits for free stripe_heads
-  (``raid5_get_active_stripe()``).
+  (``raid5_get_active_stripe()``). A stripe_head that must read first is delayed
+  (``handle_stripe_dirtying()`` sets ``STRIPE_DELAYED`` unless it is
+  ``STRIPE_PREREAD_ACTIVE``; ``do_release_stripe()`` puts it on ``delayed_list``):
+  ``raid5_activate_delayed()`` releases the whole delayed list at once, and only while
+  fewer than ``IO_THRESHOLD`` (1) released stripes still wait for their reads and parity
+  (``preread_active_stripes``, decremented in ``handle_stripe()`` once the stripe's writes
+  are issued). The pre-reads therefore go out in waves: a wave starts when the last
+  stripe of the one before has been computed.
 * flushes: ``md_flush_request()`` sends an empty ``REQ_PREFLUSH`` to every member; FUA is
   passed down on member writes.
 * btrfs (``fs/btrfs/volumes.c``): logical addresses map through 1 GiB-per-device data
@@ -60,6 +67,9 @@ from zsim.units import KiB
 
 Callback = Callable[[], None]
 PAGE = 4096  # PAGE_SIZE on x86-64, md's STRIPE_SIZE
+#: ``IO_THRESHOLD`` (``drivers/md/raid5.h``): delayed stripes are released while fewer than
+#: this many released ones wait for their pre-reads
+IO_THRESHOLD = 1
 
 
 @dataclass(frozen=True)
@@ -245,6 +255,12 @@ class MdDevice(BlockDevice):
         self.head_cost = params.stripe_head_cost * cost_scale
         self.free_heads = params.stripe_cache_size
         self.waiting: deque[tuple[StripePlan, Callback]] = deque()
+        #: stripe_heads whose pre-reads wait for the next wave, and the count of those
+        #: released that have not yet issued their writes (raid5.c ``delayed_list``,
+        #: ``preread_active_stripes``)
+        self.delayed: deque[Callback] = deque()
+        self.preread_active = 0
+        self.preread_waves = 0
         self.stripe_wait_time = 0.0
         self.rmw_heads = self.rcw_heads = self.full_heads = 0
         self.read_ios = self.write_ios = 0
@@ -366,6 +382,9 @@ class MdDevice(BlockDevice):
             for member, offset, n in plan.writes:
                 self.write_ios += 1
                 self.queues[member].submit(offset, n, True, countdown.tick, flush=fua)
+            if plan.reads:
+                self.preread_active -= 1
+                self._activate_delayed()
 
         def finished() -> None:
             self.free_heads += heads
@@ -373,13 +392,30 @@ class MdDevice(BlockDevice):
                 self.waiting.popleft()[1]()
             done()
 
-        reads = Countdown(len(plan.reads), compute) if plan.reads else None
-        if reads is None:
+        if not plan.reads:
             compute()
             return
-        for member, offset, n in plan.reads:
-            self.read_ios += 1
-            self.queues[member].submit(offset, n, False, reads.tick)
+
+        def preread() -> None:
+            reads = Countdown(len(plan.reads), compute)
+            for member, offset, n in plan.reads:
+                self.read_ios += 1
+                self.queues[member].submit(offset, n, False, reads.tick)
+
+        self.delayed.append(preread)
+        self._activate_delayed()
+
+    def _activate_delayed(self) -> None:
+        """``raid5_activate_delayed()``: release every delayed stripe_head at once while
+        fewer than ``IO_THRESHOLD`` released ones have still to issue their writes."""
+        if self.preread_active >= IO_THRESHOLD or not self.delayed:
+            return
+        self.preread_waves += 1
+        wave = list(self.delayed)
+        self.delayed.clear()
+        self.preread_active += len(wave)
+        for preread in wave:
+            preread()
 
     def details(self) -> dict[str, object]:
         out = super().details()
@@ -391,6 +427,7 @@ class MdDevice(BlockDevice):
                 stripe_heads_rcw=self.rcw_heads,
                 stripe_heads_full=self.full_heads,
                 stripe_cache_wait_s=self.stripe_wait_time,
+                preread_waves=self.preread_waves,
             )
         out.update(md_member_reads=self.read_ios, md_member_writes=self.write_ios)
         return out
