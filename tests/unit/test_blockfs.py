@@ -165,6 +165,19 @@ def test_fsync_adds_a_journal_commit():
     assert synced.write.latency_mean > plain.write.latency_mean
 
 
+def test_a_run_that_ends_with_full_drive_caches_says_so():
+    # unsynced writes only fill the drives' write caches (nothing flushes them); an fsync
+    # after every write commits the journal, whose flush empties them
+    work = {"tool": "fio", "rw": "randwrite", "bs": "4K", "numjobs": 2, "size": "1GiB"}
+    plain = simulate_blockfs(scenario("md-raid10 4", {**work, "direct": True}), control=FAST)
+    synced = simulate_blockfs(
+        scenario("md-raid10 4", {**work, "direct": True, "fsync": 1}), control=FAST
+    )
+    cached = [n for n in plain.notes if "write caches still hold" in n]
+    assert len(cached) == 1, plain.notes
+    assert not [n for n in synced.notes if "write caches still hold" in n], synced.notes
+
+
 def test_same_seed_same_result():
     work = {"tool": "fio", "rw": "randread", "bs": "64K", "numjobs": 4, "size": "32GiB"}
     sc = scenario("md-raid6 6", work)
