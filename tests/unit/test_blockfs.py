@@ -165,6 +165,20 @@ def test_fsync_adds_a_journal_commit():
     assert synced.write.latency_mean > plain.write.latency_mean
 
 
+def test_raid6_pre_reads_go_out_in_waves_and_sync_writes_skip_them():
+    # raid5.c: a stripe that must read waits on delayed_list until no released stripe is
+    # still reading (IO_THRESHOLD 1), so buffered write-back's stripes read in fewer waves
+    # than stripes; a REQ_SYNC (O_DIRECT) write's stripe reads at once
+    work = {"tool": "fio", "rw": "randwrite", "bs": "4K", "numjobs": 4, "size": "4GiB"}
+    buffered = simulate_blockfs(scenario("md-raid6 6", work), control=FAST)
+    direct = simulate_blockfs(scenario("md-raid6 6", {**work, "direct": True}), control=FAST)
+    d = buffered.details
+    stripes = d["stripe_heads_rmw"] + d["stripe_heads_rcw"]
+    assert stripes > 0 and 0 < d["preread_waves"] < stripes
+    assert direct.details["stripe_heads_rmw"] + direct.details["stripe_heads_rcw"] > 0
+    assert direct.details["preread_waves"] == 0
+
+
 def test_a_run_that_ends_with_full_drive_caches_says_so():
     # unsynced writes only fill the drives' write caches (nothing flushes them); an fsync
     # after every write commits the journal, whose flush empties them

@@ -51,19 +51,19 @@ KNOWN_MISSES = {
         0.8,
     ),
     "raidz2-vs-mdraid6-4K-write": (
-        "md RAID6 is too fast (36 MiB/s, below one ext4 disk as the article says, but not by "
-        "enough): the runs stop at their CI after ~11 simulated s, while each member's "
-        "256 MiB drive cache still takes md's writes at interface speed; ext4's 5-s jbd2 "
-        "commits (a cache flush of every member) and a run long enough to reach the drives' "
-        "destage rate are not modelled",
+        "md RAID6 is too fast (36 MiB/s: below one ext4 disk, as the article says, but not by "
+        "the article's margin); cause not found: ext4's 5-s journal commits, which flush the "
+        "drives' write caches, change it little (35.6 MiB/s over 30 simulated s, "
+        "docs/research/md-runs-fio-semantics.md)",
         0.8,
     ),
     "mirrors-vs-mdraid10-4K-write": (
-        "md RAID10's run stops at its CI after 3 simulated s, while each member's 256 MiB "
-        "drive cache still takes the sorted dirty pages at interface speed (about 128 MB each "
-        "by then): the figure is the caches filling, not the destage rate the article's "
-        "minutes-long runs saw; ext4's 5-s jbd2 commits flush those caches and are not "
-        "modelled",
+        "md RAID10's run stops at its CI after 3 simulated s, while the members' 256 MiB "
+        "drive caches still take the sorted dirty pages at interface speed (they end holding "
+        "45 % of what md wrote to them): the figure is the caches filling; with ext4's 5-s "
+        "journal commits, "
+        "which flush them and are not modelled, a 30-s run gave 94 MiB/s instead of 163 "
+        "(docs/research/md-runs-fio-semantics.md)",
         0.85,
     ),
 }
@@ -138,6 +138,7 @@ def test_mdraid6_4k_writes_fall_below_a_single_ext4_disk():
         f"\nmd RAID6 8 4K randwrite {raid6:.1f} MiB/s; one ext4 disk (md-raid1 2) "
         f"{single:.1f} MiB/s"
     )
-    # md's pre-reads go out in waves (raid5.c raid5_activate_delayed, IO_THRESHOLD): 36.2
-    # against 43.2 MiB/s (before the waves were modelled, 49.4 against 43.2: an xfail)
+    # md RAID6's read-modify-write pre-reads go out in waves (raid5.c
+    # raid5_activate_delayed, IO_THRESHOLD), which keeps its disks from serving them as one
+    # sorted stream
     assert raid6 < single, f"md RAID6 {raid6:.1f} MiB/s, one disk {single:.1f}"

@@ -292,7 +292,7 @@ class BlockFsEngine(Engine):
         """A write call of job ``job`` (by index) once its CPU work is done (not
         :meth:`Engine._write`, which dirties ZFS records)."""
         if self.direct:
-            self._out([(job, offset, self.bs)], lambda: self._after_write(job, done))
+            self._out([(job, offset, self.bs)], lambda: self._after_write(job, done), sync=True)
         elif self.synced:
             self.pending[job].append((offset, self.bs))
             self._after_write(job, done)
@@ -318,19 +318,20 @@ class BlockFsEngine(Engine):
             else:
                 merged.append((job, off, n))
         if merged:
-            self._out(merged, lambda: self.fs.commit(done))
+            # fsync and O_SYNC write back with WB_SYNC_ALL: REQ_SYNC bios
+            self._out(merged, lambda: self.fs.commit(done), sync=True)
         else:
             self.fs.commit(done)
 
     def writeback_out(self, ranges: list[tuple[int, int, int]], done: Callback) -> None:
         self._out(ranges, done)
 
-    def _out(self, ranges: list[tuple[int, int, int]], done: Callback) -> None:
+    def _out(self, ranges: list[tuple[int, int, int]], done: Callback, sync: bool = False) -> None:
         if self.crc_per_byte:
             nbytes = sum(n for _, _, n in ranges)
-            self.cpu.run(nbytes * self.crc_per_byte, lambda: self.fs.write(ranges, done))
+            self.cpu.run(nbytes * self.crc_per_byte, lambda: self.fs.write(ranges, done, sync=sync))
         else:
-            self.fs.write(ranges, done)
+            self.fs.write(ranges, done, sync=sync)
 
     # ---- measurement (the stop rule is Engine.run / Engine._precision: no txgs here, so
     # bins of ~20 completions, zsim.des.precision)
@@ -342,7 +343,9 @@ class BlockFsEngine(Engine):
     def drive_cache_share(self) -> tuple[int, int]:
         """(bytes the HDDs' write caches hold now, bytes written to the HDDs in the run): the
         second buffer a write run can fill faster than the media drain it. The ZFS engine's
-        txg flushes empty it every cycle; here nothing does unless an fsync commits."""
+        txg flushes empty it every cycle; here nothing does unless an fsync commits. A drive
+        counts a write as held when it starts it and pays idle-time destage at its next
+        command, so at the end of a run the first figure can be a little high."""
         held = written = 0
         for d in self.devices.values():
             if d.state is not None:
@@ -382,17 +385,20 @@ class BlockFsEngine(Engine):
                 "buffered writes: dirty memory starts at the throttle set point; the rate "
                 "is the sustained write-back rate (what fio reports with end_fsync=1)"
             )
+        lookups = self.page_hits + self.page_misses
+        fs_name = {BtrfsArray: "btrfs", RawDevices: "none"}.get(type(self.layout), "ext4")
         held, written = self.drive_cache_share()
         if written and held >= written / self.SETTLE_DIRTY_MULTIPLE:
+            flushes = {
+                "ext4": " (ext4's 5-s journal commits, which flush them, are not modelled)",
+                "btrfs": " (btrfs's 30-s transaction commits, which flush them, are not modelled)",
+            }.get(fs_name, "")
             notes.append(
                 f"the drives' write caches still hold {held / MiB:,.0f} MiB of the "
                 f"{written / MiB:,.0f} MiB written to them ({held / written:.0%}): the rate "
                 f"includes their filling, and a run long enough to reach their destage rate "
-                f"would be lower (ext4's 5-s journal commits, which flush them, are not "
-                f"modelled)"
+                f"would be lower{flushes}"
             )
-        lookups = self.page_hits + self.page_misses
-        fs_name = {BtrfsArray: "btrfs", RawDevices: "none"}.get(type(self.layout), "ext4")
         details: dict[str, Any] = {
             "filesystem": fs_name,
             "page_cache_hit_ratio": self.page_hits / lookups if lookups else None,

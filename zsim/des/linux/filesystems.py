@@ -102,9 +102,10 @@ class Filesystem(ABC):
     def read(self, job: int, offset: int, nbytes: int, done: Callback) -> None:
         self.dev.read(self.logical(job, offset), nbytes, done, reader=job)
 
-    def write(self, ranges: list[tuple[int, int, int]], done: Callback) -> None:
-        """Write (job, file offset, bytes) ranges to the device (write-back or O_DIRECT)."""
-        self.dev.write([(self.logical(j, o), n) for j, o, n in ranges], done)
+    def write(self, ranges: list[tuple[int, int, int]], done: Callback, sync: bool = False) -> None:
+        """Write (job, file offset, bytes) ranges to the device (write-back or O_DIRECT;
+        ``sync``: ``REQ_SYNC`` bios, :meth:`BlockDevice.write`)."""
+        self.dev.write([(self.logical(j, o), n) for j, o, n in ranges], done, sync=sync)
 
     def commit(self, done: Callback) -> None:
         """Make the written data durable: join the next group commit (every fsync that
@@ -151,9 +152,10 @@ class Ext4(Filesystem):
         body, tail = at, at + size - PAGE
 
         def flushed() -> None:
-            self.dev.write([(tail, PAGE)], done, fua=True)
+            self.dev.write([(tail, PAGE)], done, fua=True, sync=True)
 
-        self.dev.write([(body, size - PAGE)], lambda: self.dev.flush(flushed))
+        # jbd2 submits its journal blocks with REQ_SYNC (fs/jbd2/commit.c)
+        self.dev.write([(body, size - PAGE)], lambda: self.dev.flush(flushed), sync=True)
 
 
 class Btrfs(Filesystem):
@@ -183,7 +185,7 @@ class Btrfs(Filesystem):
         logical = moved if moved is not None else self.logical(job, offset)
         self.dev.read(logical, nbytes, done, reader=job)
 
-    def write(self, ranges: list[tuple[int, int, int]], done: Callback) -> None:
+    def write(self, ranges: list[tuple[int, int, int]], done: Callback, sync: bool = False) -> None:
         """Copy-on-write: the ranges go, in order, to fresh space at the allocation cursor."""
         out = []
         for job, offset, nbytes in ranges:
@@ -199,7 +201,7 @@ class Btrfs(Filesystem):
                 merged[-1] = (merged[-1][0], merged[-1][1] + nbytes)
             else:
                 merged.append((logical, nbytes))
-        self.dev.write(merged, done)
+        self.dev.write(merged, done, sync=sync)
 
     def _write_commit(self, done: Callback) -> None:
         """An fsync's log tree, a flush, then the superblock of every device with FUA."""

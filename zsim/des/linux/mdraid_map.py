@@ -27,7 +27,12 @@ Sources (Linux 4.15, the Ubuntu 18.04 kernel of the Ars Technica test, unless st
   fewer than ``IO_THRESHOLD`` (1) released stripes still wait for their reads and parity
   (``preread_active_stripes``, decremented in ``handle_stripe()`` once the stripe's writes
   are issued). The pre-reads therefore go out in waves: a wave starts when the last
-  stripe of the one before has been computed.
+  stripe of the one before has been computed. A ``REQ_SYNC`` write (O_DIRECT, fsync's
+  write-back, jbd2's commits) makes its stripe pre-read-active at once
+  (``raid5_make_request()``): it reads without waiting and holds the next wave back until
+  it writes. Not modelled: released stripes wait on ``hold_list`` behind ``handle_list``
+  while full-stripe writes are pending (``__get_priority_stripe()``, ``bypass_threshold``),
+  and a wave is released at once rather than when ``raid5d`` next runs.
 * flushes: ``md_flush_request()`` sends an empty ``REQ_PREFLUSH`` to every member; FUA is
   passed down on member writes.
 * btrfs (``fs/btrfs/volumes.c``): logical addresses map through 1 GiB-per-device data
@@ -214,9 +219,13 @@ class BlockDevice(ABC):
         """Read ``nbytes`` at array offset ``logical``; ``done`` when the data is in."""
 
     @abstractmethod
-    def write(self, ranges: list[tuple[int, int]], done: Callback, fua: bool = False) -> None:
+    def write(
+        self, ranges: list[tuple[int, int]], done: Callback, fua: bool = False, sync: bool = False
+    ) -> None:
         """Write (offset, bytes) ranges; ``done`` when all are on the members (``fua``:
-        on stable media)."""
+        on stable media; ``sync``: the bios carry ``REQ_SYNC``, as O_DIRECT writes, fsync's
+        write-back (``WB_SYNC_ALL``) and jbd2's commits do; only md RAID5/6 treats them
+        differently)."""
 
     def flush(self, done: Callback) -> None:
         present = [q for i, q in enumerate(self.queues) if i not in self.failed]
@@ -306,9 +315,11 @@ class MdDevice(BlockDevice):
             self.queues[m].submit(offset, nbytes, False, countdown.tick)
 
     # ---- writes
-    def write(self, ranges: list[tuple[int, int]], done: Callback, fua: bool = False) -> None:
+    def write(
+        self, ranges: list[tuple[int, int]], done: Callback, fua: bool = False, sync: bool = False
+    ) -> None:
         if self.level in (5, 6):
-            self._write_parity(ranges, done, fua)
+            self._write_parity(ranges, done, fua, sync)
             return
         ios = []
         for logical, nbytes in ranges:
@@ -321,7 +332,9 @@ class MdDevice(BlockDevice):
             self.write_ios += 1
             self.queues[member].submit(offset, n, True, countdown.tick, flush=fua)
 
-    def _write_parity(self, ranges: list[tuple[int, int]], done: Callback, fua: bool) -> None:
+    def _write_parity(
+        self, ranges: list[tuple[int, int]], done: Callback, fua: bool, sync: bool
+    ) -> None:
         rows: dict[int, dict[int, list[tuple[int, int]]]] = {}
         for logical, nbytes in ranges:
             for piece in md_pieces(self.level, self.width, self.chunk, logical, nbytes):
@@ -340,7 +353,7 @@ class MdDevice(BlockDevice):
                 self.params.raid6_rmw,
                 self.failed,
             )
-            self._admit(plan, countdown.tick, fua)
+            self._admit(plan, countdown.tick, fua, sync)
 
     def busy(self) -> bool:
         """A writeback submitter blocks while stripes wait for stripe_heads."""
@@ -351,18 +364,24 @@ class MdDevice(BlockDevice):
     def _heads_needed(self, plan: StripePlan) -> int:
         return max(1, min(plan.heads, self.params.stripe_cache_size))
 
-    def _admit(self, plan: StripePlan, done: Callback, fua: bool = False) -> None:
+    def _admit(self, plan: StripePlan, done: Callback, fua: bool, sync: bool) -> None:
         if not self.waiting and self.free_heads >= self._heads_needed(plan):
-            self._start(plan, done, fua)
+            self._start(plan, done, fua, sync)
         else:
             queued_at = self.env.now
-            self.waiting.append((plan, lambda: self._waited(queued_at, plan, done, fua)))
+            self.waiting.append((plan, lambda: self._waited(queued_at, plan, done, fua, sync)))
 
-    def _waited(self, queued_at: float, plan: StripePlan, done: Callback, fua: bool) -> None:
+    def _waited(
+        self, queued_at: float, plan: StripePlan, done: Callback, fua: bool, sync: bool
+    ) -> None:
         self.stripe_wait_time += self.env.now - queued_at
-        self._start(plan, done, fua)
+        self._start(plan, done, fua, sync)
 
-    def _start(self, plan: StripePlan, done: Callback, fua: bool) -> None:
+    def _start(self, plan: StripePlan, done: Callback, fua: bool, sync: bool) -> None:
+        """Run one stripe plan. A ``sync`` write's stripe is pre-read-active at once
+        (``raid5_make_request()``: ``REQ_SYNC`` sets ``STRIPE_PREREAD_ACTIVE``), so it
+        reads without waiting for a wave, and holds the next wave back until it writes; any
+        other stripe that must read joins the delayed list."""
         heads = self._heads_needed(plan)
         self.free_heads -= heads
         self.rmw_heads += plan.rmw_heads
@@ -382,7 +401,7 @@ class MdDevice(BlockDevice):
             for member, offset, n in plan.writes:
                 self.write_ios += 1
                 self.queues[member].submit(offset, n, True, countdown.tick, flush=fua)
-            if plan.reads:
+            if counted:
                 self.preread_active -= 1
                 self._activate_delayed()
 
@@ -392,6 +411,9 @@ class MdDevice(BlockDevice):
                 self.waiting.popleft()[1]()
             done()
 
+        counted = sync or bool(plan.reads)
+        if sync:
+            self.preread_active += 1
         if not plan.reads:
             compute()
             return
@@ -402,6 +424,9 @@ class MdDevice(BlockDevice):
                 self.read_ios += 1
                 self.queues[member].submit(offset, n, False, reads.tick)
 
+        if sync:
+            preread()
+            return
         self.delayed.append(preread)
         self._activate_delayed()
 
@@ -493,7 +518,9 @@ class BtrfsDevice(BlockDevice):
                 self.redirected_reads += 1
             self.queues[device].submit(offset, n, False, countdown.tick)
 
-    def write(self, ranges: list[tuple[int, int]], done: Callback, fua: bool = False) -> None:
+    def write(
+        self, ranges: list[tuple[int, int]], done: Callback, fua: bool = False, sync: bool = False
+    ) -> None:
         ios = [
             c
             for logical, n in ranges
@@ -528,7 +555,9 @@ class RawBlock(BlockDevice):
         member, offset = divmod(logical, self.member_bytes)
         self.queues[member].submit(offset, nbytes, False, done)
 
-    def write(self, ranges: list[tuple[int, int]], done: Callback, fua: bool = False) -> None:
+    def write(
+        self, ranges: list[tuple[int, int]], done: Callback, fua: bool = False, sync: bool = False
+    ) -> None:
         countdown = Countdown(len(ranges), done)
         for logical, nbytes in ranges:
             member, offset = divmod(logical, self.member_bytes)
