@@ -16,7 +16,7 @@ from typing import TypeVar
 # part of it and which zsim.simulate (lower in the layers) reads
 from zsim.scenario.accuracy import reference_root
 
-__all__ = ["median_abs", "reference_root", "relative_error"]
+__all__ = ["map_runs", "median_abs", "reference_root", "relative_error"]
 
 _In = TypeVar("_In")
 _Out = TypeVar("_Out")

@@ -383,6 +383,8 @@ class MdDevice(BlockDevice):
         reads without waiting for a wave, and holds the next wave back until it writes; any
         other stripe that must read joins the delayed list."""
         heads = self._heads_needed(plan)
+        # counted in preread_active from its release (or at once, sync) until it writes
+        counted = sync or bool(plan.reads)
         self.free_heads -= heads
         self.rmw_heads += plan.rmw_heads
         self.rcw_heads += plan.rcw_heads
@@ -411,7 +413,6 @@ class MdDevice(BlockDevice):
                 self.waiting.popleft()[1]()
             done()
 
-        counted = sync or bool(plan.reads)
         if sync:
             self.preread_active += 1
         if not plan.reads:
