@@ -13,11 +13,10 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from scipy.optimize import brentq
-
 from zsim.analytic import devices
 from zsim.analytic.demands import ASYNC_WRITE_MAX, PoolModel
 from zsim.analytic.draid_load import draid_write_hot_share
+from zsim.analytic.roots import brent_root
 from zsim.des.txg_runs import TxgState, WriteRun
 from zsim.des.vdev import TopVdev, aggregation_limit
 from zsim.layout.alloc import psize_to_asize
@@ -124,7 +123,7 @@ class WriteModel(PoolModel):
             return lo
         if excess(hi) >= 0.0:
             return hi
-        return float(brentq(excess, lo, hi, xtol=THROTTLE_TOLERANCE * most))
+        return brent_root(excess, lo, hi, THROTTLE_TOLERANCE * most)
 
     def _open_txg_records(self, x: float) -> float:
         """Records a txg holds at ``x`` calls/s when each sync ends before the next txg fills:
@@ -499,7 +498,7 @@ def stretched_client_bound(
 
     if gap(plain) >= 0:
         return plain
-    return float(brentq(gap, 0.0, plain, xtol=STRETCH_TOLERANCE * plain))
+    return brent_root(gap, 0.0, plain, STRETCH_TOLERANCE * plain)
 
 
 def run_leaf_bytes(top: TopVdev, psize: int, asize: int, limit: int) -> int:
