@@ -9,7 +9,8 @@ resilver in the background, when its figures were shown too:
 
 1. the Design page cold (default design: 8 × IronWolf 12 TB in ``raidz2 8``, the four
    default workloads): empty ``st.cache_data`` and, unless ``ZSIM_CACHE_DIR`` is set, an empty
-   temporary folder for the analytic engine's device tables;
+   temporary folder for the analytic engine's device tables (the tables shipped with zsim
+   serve these designs: ``ZSIM_SHIPPED_TABLES=off`` times measuring them);
 2. 24 disks and layout ``3x raidz2 8`` (two sidebar changes; the first leaves the design
    invalid — 8 disks' layout on 24 — which the page refuses at once);
 3. disk model → ``wd-red-plus-12tb``;

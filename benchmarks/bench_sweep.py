@@ -5,6 +5,9 @@ building the points, evaluating them through the executor, assembling the table)
 per scenario. Targets (issue 5): the 24-disk sweep in ≤ 2 s and the 60-disk one in ≤ 10 s
 on a 2-core machine, ≤ 5 ms per analytic scenario.
 
+The analytic tables these sweeps need ship with zsim (``zsim/measured_tables/``); run with
+``ZSIM_SHIPPED_TABLES=off`` and an empty ``ZSIM_CACHE_DIR`` to time measuring them.
+
 Run: python benchmarks/bench_sweep.py [--engine analytic|baseline|des] [--workers N]
      [--disk MODEL] [--repeat N]
 

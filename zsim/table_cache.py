@@ -51,6 +51,7 @@ from typing import Any, TypeVar
 from zsim.errors import ZsimError
 from zsim.files import atomic_write_text
 from zsim.hardware.catalog import Profile
+from zsim.shipped_tables import shipped_entry
 from zsim.units import MiB
 
 T = TypeVar("T")
@@ -137,15 +138,27 @@ def profile_key(profile: Profile) -> str:
     return key
 
 
+def entry_name(kind: str, key: Sequence[Any]) -> tuple[str, str]:
+    """(revision, digest) of the entry of ``kind`` (registered) for ``key``
+    (JSON-serialisable): the revision of the code it is measured on and a hash of the key."""
+    revision = source_revision(_KINDS[kind])
+    digest = hashlib.sha256(json.dumps([kind, revision, *key]).encode()).hexdigest()[:24]
+    return revision, digest
+
+
 def entry_path(kind: str, key: Sequence[Any]) -> Path | None:
     """The file of the entry of ``kind`` (registered) for ``key`` (JSON-serialisable), or
     None when the cache is off."""
     base = cache_dir()
     if base is None:
         return None
-    revision = source_revision(_KINDS[kind])
-    digest = hashlib.sha256(json.dumps([kind, revision, *key]).encode()).hexdigest()[:24]
+    revision, digest = entry_name(kind, key)
     return base / f"{kind}-{revision}-{digest}.json"
+
+
+def registered_kinds() -> dict[str, tuple[str, ...]]:
+    """Each registered kind and the modules its entries are measured on."""
+    return dict(_KINDS)
 
 
 def load_entry(path: Path | None) -> Any:
@@ -191,11 +204,14 @@ def load_or_measure(
     decode: Callable[[Any], T],
     encode: Callable[[T], Any],
 ) -> T:
-    """The entry of ``kind`` for ``key``: ``decode`` of what the disk cache holds, else
-    ``measure()``, stored as ``encode`` of it. An entry ``decode`` rejects (``KeyError``,
-    ``TypeError``, ``ValueError``: damaged, or of another shape) is measured again."""
+    """The entry of ``kind`` for ``key``: ``decode`` of what the disk cache holds, else of
+    the entry shipped with zsim (:mod:`zsim.shipped_tables`), else ``measure()``,
+    stored as ``encode`` of it. An entry ``decode`` rejects (``KeyError``, ``TypeError``,
+    ``ValueError``: damaged, or of another shape) is measured again."""
     path = entry_path(kind, key)
     data = load_entry(path)
+    if data is None:  # (a shipped entry is not copied: the bundle stays where it is)
+        data = shipped_entry(kind, *entry_name(kind, key))
     if data is not None:
         try:
             return decode(data)

@@ -1,0 +1,117 @@
+"""The measured tables shipped with zsim (zsim.shipped_tables, tools/ship_tables.py): current,
+and the same numbers a measurement gives."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import zsim.analytic.engine  # noqa: F401  (registers the kinds the analytic engine measures)
+from zsim import shipped_tables, table_cache
+from zsim.shipped_tables import SHIPPED_DIR, bundle_path, shipped_entry, write_bundle
+
+ROOT = Path(__file__).resolve().parents[2]
+#: the kinds the sweep and the app's default designs measure (tools/ship_tables.py)
+SWEEP_KINDS = ("point", "streams", "runs", "logs", "logbursts")
+REGENERATE = "run `python tools/ship_tables.py` (~2 min) and commit zsim/measured_tables/"
+
+
+def test_every_bundle_is_of_the_code_it_serves():
+    kinds = table_cache.registered_kinds()
+    stale = []
+    for path in sorted(SHIPPED_DIR.glob("*.zip")):
+        m = re.fullmatch(r"([a-z]+)-([0-9a-f]{16})\.zip", path.name)
+        assert m, f"{path.name}: not a bundle's name"
+        kind, revision = m.groups()
+        assert kind in kinds, f"{path.name}: no such kind"
+        if revision != table_cache.source_revision(kinds[kind]):
+            stale.append(path.name)
+    missing = [
+        k for k in SWEEP_KINDS if not bundle_path(k, table_cache.source_revision(kinds[k])).exists()
+    ]
+    assert not stale and not missing, (
+        f"the model's code changed since the shipped tables were measured (stale: {stale}, "
+        f"missing: {missing}): {REGENERATE}"
+    )
+
+
+_RUN = """
+import json, sys
+import zsim
+from zsim.app.design import Design
+out = {}
+for name in Design().workloads:
+    r = zsim.simulate(Design().scenario(name), engine="analytic")
+    out[name] = [r.read.bytes_per_s, r.write.bytes_per_s, r.read.latency_mean,
+                 r.write.latency_mean, r.write.latency_p99, r.limit]
+print(json.dumps(out))
+"""
+
+
+def _run(tmp: Path, shipped: bool) -> dict[str, list[object]]:
+    env = {
+        **os.environ,
+        "ZSIM_CACHE_DIR": str(tmp),
+        "ZSIM_SHIPPED_TABLES": "on" if shipped else "off",
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", _RUN], env=env, capture_output=True, text=True, check=True,
+        timeout=600, cwd=ROOT,
+    )  # fmt: skip
+    return json.loads(done.stdout)
+
+
+def test_shipped_entries_are_what_a_measurement_gives(tmp_path):
+    """The app's default design, every workload (each kind the sweep uses), answered from
+    the bundles alone — nothing measured, the cache folder stays empty — and measured afresh
+    with them off: the same figures to the last bit."""
+    served = tmp_path / "served"
+    measured = tmp_path / "measured"
+    from_bundles = _run(served, shipped=True)
+    assert not list(served.glob("*.json")), "something was measured: a bundle lacks it"
+    assert _run(measured, shipped=False) == from_bundles
+    kinds = {p.name.split("-")[0] for p in measured.glob("*.json")}
+    assert kinds >= set(SWEEP_KINDS)
+
+
+def test_a_bundle_is_written_byte_for_byte_the_same_and_read_back(tmp_path, monkeypatch):
+    entries = {"b" * 24: {"rate": 1.5, "times": [0.1, 0.2]}, "a" * 24: [1, 2, 3]}
+    first, second = tmp_path / "one.zip", tmp_path / "two.zip"
+    write_bundle(first, entries)
+    write_bundle(second, dict(reversed(entries.items())))
+    assert first.read_bytes() == second.read_bytes()
+    monkeypatch.setattr(shipped_tables, "SHIPPED_DIR", tmp_path)
+    write_bundle(bundle_path("point", "0" * 16), entries)
+    shipped_tables.load_bundle.cache_clear()
+    try:
+        assert shipped_entry("point", "0" * 16, "a" * 24) == [1, 2, 3]
+        assert shipped_entry("point", "1" * 16, "a" * 24) is None  # another revision
+        monkeypatch.setenv("ZSIM_SHIPPED_TABLES", "off")
+        assert shipped_entry("point", "0" * 16, "a" * 24) is None
+    finally:
+        shipped_tables.load_bundle.cache_clear()
+
+
+def test_a_damaged_bundle_is_measured_around(tmp_path, monkeypatch):
+    monkeypatch.setattr(shipped_tables, "SHIPPED_DIR", tmp_path)
+    bundle_path("point", "0" * 16).write_bytes(b"not a zip file")
+    shipped_tables.load_bundle.cache_clear()
+    try:
+        assert shipped_entry("point", "0" * 16, "a" * 24) is None
+    finally:
+        shipped_tables.load_bundle.cache_clear()
+
+
+@pytest.mark.parametrize("kind", SWEEP_KINDS)
+def test_a_bundle_holds_entries_under_the_cache_names(kind):
+    revision = table_cache.source_revision(table_cache.registered_kinds()[kind])
+    bundle = shipped_tables.load_bundle(kind, revision)
+    assert bundle is not None
+    names = bundle.namelist()
+    assert names and all(re.fullmatch(r"[0-9a-f]{24}\.json", n) for n in names)

@@ -1,0 +1,111 @@
+"""Measure the tables zsim ships (zsim/measured_tables/, :mod:`zsim.shipped_tables`) anew.
+
+Run after a change to the model's code, when ``tests/unit/test_shipped_tables.py`` says a
+bundle is of another revision:
+
+    python tools/ship_tables.py [--workers N]
+
+It measures, with the bundles off and an empty cache folder, what the everyday questions
+need (:data:`COVERAGE`): ``zsim sweep`` of every preset workload on 8, 24 and 60 disks of the
+catalog's default disk, and the app's Design page for its default design and the changes a
+planner makes first (``benchmarks/bench_app.py``'s steps), resilver included; then writes one
+bundle per kind and code revision and removes bundles of other revisions. A kind whose code
+did not change gives the same bytes again (git sees no change). Takes ~3 minutes on two
+cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DISK = "seagate-ironwolf-12tb"
+SWEEP_DISKS = (8, 24, 60)
+#: what the shipped tables cover, as said in the module docstring
+COVERAGE = (
+    f"zsim sweep --disks {{{','.join(map(str, SWEEP_DISKS))}}} --disk {DISK}, every preset; "
+    "the app's Design page: the default design, 24 disks as 3x raidz2 8, disk model "
+    "wd-red-plus-12tb, workloads + 4k-randwrite (each with its resilver)"
+)
+_ENTRY = re.compile(r"^([a-z]+)-([0-9a-f]{16})-([0-9a-f]{24})\.json$")
+
+
+def _measure(workers: int | None) -> None:
+    import zsim
+    from zsim.app import background, figures
+    from zsim.app.design import DEFAULT_WORKLOADS, Design
+
+    for n in SWEEP_DISKS:
+        start = time.perf_counter()
+        zsim.sweep(n, DISK, workers=workers, progress=False)
+        print(f"sweep {n} disks: {time.perf_counter() - start:.1f} s", flush=True)
+    start = time.perf_counter()
+    base = Design()
+    designs = (
+        base,
+        base.replace(disks=24, layout="3x raidz2 8"),
+        base.replace(disks=24, layout="3x raidz2 8", disk="wd-red-plus-12tb"),
+        base.replace(
+            disks=24,
+            layout="3x raidz2 8",
+            disk="wd-red-plus-12tb",
+            workloads=(*DEFAULT_WORKLOADS, "4k-randwrite"),
+        ),
+    )
+    for design in designs:
+        for name in design.workloads:
+            figures.fast_answer(design.scenario(name), zsim.simulate)
+        background.fast_resilver(design.resilver_scenario().to_toml(), 1)
+    print(f"app designs: {time.perf_counter() - start:.1f} s", flush=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=None)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="zsim-ship-") as tmp:
+        # set before zsim is imported: the sweep's worker processes inherit them
+        os.environ["ZSIM_CACHE_DIR"] = tmp
+        os.environ["ZSIM_SHIPPED_TABLES"] = "off"
+        os.environ.pop("ZSIM_CACHE_MAX_MB", None)
+        sys.path.insert(0, str(ROOT))
+        _measure(args.workers)
+
+        import json
+
+        from zsim import table_cache
+        from zsim.shipped_tables import SHIPPED_DIR, bundle_path, write_bundle
+
+        bundles: dict[tuple[str, str], dict[str, object]] = defaultdict(dict)
+        for path in sorted(Path(tmp).iterdir()):
+            m = _ENTRY.match(path.name)
+            if m:
+                kind, revision, digest = m.groups()
+                bundles[(kind, revision)][digest] = json.loads(path.read_text())
+    kinds = table_cache.registered_kinds()
+    SHIPPED_DIR.mkdir(exist_ok=True)
+    keep = set()
+    for (kind, revision), entries in sorted(bundles.items()):
+        current = table_cache.source_revision(kinds[kind])
+        if revision != current:
+            raise SystemExit(f"{kind}: measured on {revision}, the code is {current}")
+        path = bundle_path(kind, revision)
+        write_bundle(path, entries)
+        keep.add(path.name)
+        print(f"{path.relative_to(ROOT)}: {len(entries)} entries, {path.stat().st_size} B")
+    for old in SHIPPED_DIR.glob("*.zip"):
+        if old.name not in keep:
+            old.unlink()
+            print(f"removed {old.relative_to(ROOT)} (another revision)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
