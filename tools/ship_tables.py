@@ -28,6 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DISK = "seagate-ironwolf-12tb"
 SWEEP_DISKS = (8, 24, 60)
+#: the kinds those measure (each must come out of a run, else nothing is written)
+SWEEP_KINDS = ("point", "streams", "runs", "logs", "logbursts")
 #: what the shipped tables cover, as said in the module docstring
 COVERAGE = (
     f"zsim sweep --disks {{{','.join(map(str, SWEEP_DISKS))}}} --disk {DISK}, every preset; "
@@ -71,17 +73,20 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=None)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="zsim-ship-") as tmp:
-        # set before zsim is imported: the sweep's worker processes inherit them
+        # set before zsim is imported: the sweep's local worker processes inherit them (a
+        # Dask cluster's workers would not: they measure into their own folders)
         os.environ["ZSIM_CACHE_DIR"] = tmp
         os.environ["ZSIM_SHIPPED_TABLES"] = "off"
-        os.environ.pop("ZSIM_CACHE_MAX_MB", None)
+        for name in ("ZSIM_CACHE_MAX_MB", "DASK_SCHEDULER_ADDRESS"):
+            os.environ.pop(name, None)
         sys.path.insert(0, str(ROOT))
         _measure(args.workers)
 
         import json
 
+        import zsim.resilver.scan_disk  # noqa: F401  (registers its kind)
         from zsim import table_cache
-        from zsim.shipped_tables import SHIPPED_DIR, bundle_path, write_bundle
+        from zsim.shipped_tables import SHIPPED_DIR, bundle_path, read_bundle, write_bundle
 
         bundles: dict[tuple[str, str], dict[str, object]] = defaultdict(dict)
         for path in sorted(Path(tmp).iterdir()):
@@ -89,17 +94,26 @@ def main() -> int:
             if m:
                 kind, revision, digest = m.groups()
                 bundles[(kind, revision)][digest] = json.loads(path.read_text())
+    # check everything before a file is written or removed
     kinds = table_cache.registered_kinds()
+    for kind, revision in bundles:
+        current = table_cache.source_revision(kinds[kind]) if kind in kinds else "unregistered"
+        if revision != current:
+            raise SystemExit(f"{kind}: measured on {revision}, the code is {current}: none written")
+    missing = set(SWEEP_KINDS) - {kind for kind, _ in bundles}
+    if missing:
+        raise SystemExit(f"nothing measured of {sorted(missing)}; nothing written")
     SHIPPED_DIR.mkdir(exist_ok=True)
     keep = set()
     for (kind, revision), entries in sorted(bundles.items()):
-        current = table_cache.source_revision(kinds[kind])
-        if revision != current:
-            raise SystemExit(f"{kind}: measured on {revision}, the code is {current}")
         path = bundle_path(kind, revision)
-        write_bundle(path, entries)
         keep.add(path.name)
-        print(f"{path.relative_to(ROOT)}: {len(entries)} entries, {path.stat().st_size} B")
+        same = path.exists() and read_bundle(path) == entries
+        if not same:  # (an unchanged bundle keeps its bytes, whatever this zlib writes)
+            write_bundle(path, entries)
+        size = path.stat().st_size
+        print(f"{path.relative_to(ROOT)}: {len(entries)} entries, {size} B"
+              + (" (unchanged)" if same else ""))  # fmt: skip
     for old in SHIPPED_DIR.glob("*.zip"):
         if old.name not in keep:
             old.unlink()

@@ -21,8 +21,9 @@ the folder's entries (no other file in it is touched):
 2. then, while the folder holds more than the bound, the least recently used entries, down
    to three quarters of it.
 
-The modules that measure tables call :func:`load_or_measure` (the entry, else the
-measurement, stored); they keep their own in-memory memo in front of it.
+The modules that measure tables call :func:`load_or_measure` (the entry, else the one shipped
+with zsim for this code revision, :mod:`zsim.shipped_tables`, else the measurement, stored);
+they keep their own in-memory memo in front of it.
 
 A read refreshes an entry's modification time, which is what "used" means here. A removed
 or damaged entry is measured again; nothing else depends on a file being there.

@@ -76,6 +76,7 @@ def test_throughput_grows_with_customers_and_stays_below_the_slowest_station(rat
 
 
 def test_device_tables_are_deterministic_monotone_and_cached_on_disk(tmp_path, monkeypatch):
+    monkeypatch.setenv("ZSIM_SHIPPED_TABLES", "off")  # measured here, not served
     monkeypatch.setenv("ZSIM_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(devices, "_CACHE", {})
     monkeypatch.setattr(devices, "_POINTS", {})

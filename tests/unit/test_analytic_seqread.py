@@ -154,6 +154,7 @@ def test_a_deeper_window_never_makes_a_stream_slower():
 
 
 def test_the_engine_answers_the_media_preset_shape_as_a_disk_bound_job(tmp_path, monkeypatch):
+    monkeypatch.setenv("ZSIM_SHIPPED_TABLES", "off")  # measured here, not served
     monkeypatch.setenv("ZSIM_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(seqstreams, "_CACHE", {})
     sc = _scenario()

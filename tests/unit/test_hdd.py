@@ -83,6 +83,7 @@ def test_the_seek_fit_is_kept_on_disk_and_read_back_exactly(tmp_path, monkeypatc
     from zsim.hardware.hdd import seek
 
     figures = (0.8e-3, 8.5e-3, 17.0e-3)
+    monkeypatch.setenv("ZSIM_SHIPPED_TABLES", "off")  # measured here, not served
     monkeypatch.setenv("ZSIM_CACHE_DIR", "off")
     seek._joint.cache_clear()
     searched = fit_seek_curve(*figures)

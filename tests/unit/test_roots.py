@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import brentq
 
+from zsim.analytic import roots
 from zsim.analytic.roots import brent_root
 
 
@@ -47,3 +48,14 @@ def test_an_end_that_is_a_zero_is_returned_and_no_bracket_is_refused():
     assert brent_root(lambda x: x - 2.0, 1.0, 2.0, 1e-9) == 2.0
     with pytest.raises(ValueError, match="do not bracket"):
         brent_root(lambda x: x * x + 1.0, -1.0, 1.0, 1e-9)
+
+
+def test_a_tolerance_that_is_not_positive_is_refused():
+    with pytest.raises(ValueError, match="xtol must be positive"):
+        brent_root(lambda x: x, -1.0, 1.0, 0.0)
+
+
+def test_a_function_that_never_settles_raises_instead_of_returning_a_guess(monkeypatch):
+    monkeypatch.setattr(roots, "MAX_ITERATIONS", 3)
+    with pytest.raises(RuntimeError, match="no zero"):
+        brent_root(lambda x: math.exp(x) - 2.0, 0.0, 5.0, 1e-12)

@@ -163,6 +163,7 @@ def test_the_size_bound_reads_mib(monkeypatch):
 def test_device_tables_of_any_depth_share_their_measured_points(tmp_path, monkeypatch):
     """A table to k = 12 measures only the depths a table to k = 8 did not (its points are
     kept apart from the table), and gives the same rates at the shared depths."""
+    monkeypatch.setenv("ZSIM_SHIPPED_TABLES", "off")  # measured here, not served
     monkeypatch.setenv("ZSIM_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(devices, "_CACHE", {})
     monkeypatch.setattr(devices, "_POINTS", {})
