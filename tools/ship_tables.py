@@ -8,9 +8,10 @@ bundle is of another revision:
 It measures, with the bundles off and an empty cache folder, what the everyday questions
 need (:data:`COVERAGE`): ``zsim sweep`` of every preset workload on 8, 24 and 60 disks of the
 catalog's default disk, and the app's Design page for its default design and the changes a
-planner makes first (``benchmarks/bench_app.py``'s steps), resilver included; then writes one
-bundle per kind and code revision and removes bundles of other revisions. A kind whose code
-did not change gives the same bytes again (git sees no change). Takes ~3 minutes on two
+planner makes first (``benchmarks/bench_app.py``'s steps), resilver included, and the
+Compare and How-vdevs-scale pages as they open; then writes one
+bundle per kind and code revision and removes bundles of other revisions. A bundle whose
+entries come out the same is left as it is (git sees no change). Takes ~3 minutes on two
 cores.
 """
 
@@ -28,21 +29,25 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DISK = "seagate-ironwolf-12tb"
 SWEEP_DISKS = (8, 24, 60)
+#: the How-vdevs-scale page's disk counts as it opens (up to 24, by 4)
+SCALING_COUNTS = range(4, 25, 4)
 #: the kinds those measure (each must come out of a run, else nothing is written)
 SWEEP_KINDS = ("point", "streams", "runs", "logs", "logbursts")
 #: what the shipped tables cover, as said in the module docstring
 COVERAGE = (
     f"zsim sweep --disks {{{','.join(map(str, SWEEP_DISKS))}}} --disk {DISK}, every preset; "
     "the app's Design page: the default design, 24 disks as 3x raidz2 8, disk model "
-    "wd-red-plus-12tb, workloads + 4k-randwrite (each with its resilver)"
+    "wd-red-plus-12tb, workloads + 4k-randwrite (each with its resilver); the Compare and "
+    "How-vdevs-scale pages as they open"
 )
 _ENTRY = re.compile(r"^([a-z]+)-([0-9a-f]{16})-([0-9a-f]{24})\.json$")
 
 
 def _measure(workers: int | None) -> None:
     import zsim
-    from zsim.app import background, figures
-    from zsim.app.design import DEFAULT_WORKLOADS, Design
+    from zsim.app import background, figures, scaling_model
+    from zsim.app.design import DEFAULT_WORKLOADS, Design, sweep_rows
+    from zsim.app.pages.compare_page import WORKLOADS as COMPARE_WORKLOADS
 
     for n in SWEEP_DISKS:
         start = time.perf_counter()
@@ -66,6 +71,11 @@ def _measure(workers: int | None) -> None:
             figures.fast_answer(design.scenario(name), zsim.simulate)
         background.fast_resilver(design.resilver_scenario().to_toml(), 1)
     print(f"app designs: {time.perf_counter() - start:.1f} s", flush=True)
+    start = time.perf_counter()
+    # the Compare page and the How-vdevs-scale page as they open (their defaults)
+    sweep_rows(base, tuple(COMPARE_WORKLOADS), engine="analytic")
+    scaling_model.scaling_rows(DISK, list(SCALING_COUNTS), scaling_model.direct_simulate)
+    print(f"app compare and scaling pages: {time.perf_counter() - start:.1f} s", flush=True)
 
 
 def main() -> int:
