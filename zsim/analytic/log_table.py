@@ -447,6 +447,7 @@ _LOG_MODULES = (
     "hardware/hdd",
     "machine/resources",
     "machine/links",
+    "machine/costs",  # the Zil charges its CpuCosts' methods
     "des/vdev",
     "des/zil",
     "des/engine",
