@@ -6,7 +6,7 @@ bundle is of another revision:
     python tools/ship_tables.py [--workers N]
 
 It measures, with the bundles off and an empty cache folder, what the everyday questions
-need (:data:`COVERAGE`): ``zsim sweep`` of every preset workload on 8, 24 and 60 disks of the
+need (:func:`_measure`): ``zsim sweep`` of every preset workload on 8, 24 and 60 disks of the
 catalog's default disk, and the app's Design page for its default design and the changes a
 planner makes first (``benchmarks/bench_app.py``'s steps), resilver included, and the
 Compare and How-vdevs-scale pages as they open; then writes one
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 import tempfile
 import time
@@ -31,16 +30,6 @@ DISK = "seagate-ironwolf-12tb"
 SWEEP_DISKS = (8, 24, 60)
 #: the How-vdevs-scale page's disk counts as it opens (up to 24, by 4)
 SCALING_COUNTS = range(4, 25, 4)
-#: the kinds those measure (each must come out of a run, else nothing is written)
-SWEEP_KINDS = ("point", "streams", "runs", "logs", "logbursts")
-#: what the shipped tables cover, as said in the module docstring
-COVERAGE = (
-    f"zsim sweep --disks {{{','.join(map(str, SWEEP_DISKS))}}} --disk {DISK}, every preset; "
-    "the app's Design page: the default design, 24 disks as 3x raidz2 8, disk model "
-    "wd-red-plus-12tb, workloads + 4k-randwrite (each with its resilver); the Compare and "
-    "How-vdevs-scale pages as they open"
-)
-_ENTRY = re.compile(r"^([a-z]+)-([0-9a-f]{16})-([0-9a-f]{24})\.json$")
 
 
 def _measure(workers: int | None) -> None:
@@ -96,11 +85,17 @@ def main() -> int:
 
         import zsim.resilver.scan_disk  # noqa: F401  (registers its kind)
         from zsim import table_cache
-        from zsim.shipped_tables import SHIPPED_DIR, bundle_path, read_bundle, write_bundle
+        from zsim.shipped_tables import (
+            SHIPPED_DIR,
+            SHIPPED_KINDS,
+            bundle_path,
+            read_bundle,
+            write_bundle,
+        )
 
         bundles: dict[tuple[str, str], dict[str, object]] = defaultdict(dict)
         for path in sorted(Path(tmp).iterdir()):
-            m = _ENTRY.match(path.name)
+            m = table_cache.ENTRY_FILE.match(path.name)
             if m:
                 kind, revision, digest = m.groups()
                 bundles[(kind, revision)][digest] = json.loads(path.read_text())
@@ -110,7 +105,7 @@ def main() -> int:
         current = table_cache.source_revision(kinds[kind]) if kind in kinds else "unregistered"
         if revision != current:
             raise SystemExit(f"{kind}: measured on {revision}, the code is {current}: none written")
-    missing = set(SWEEP_KINDS) - {kind for kind, _ in bundles}
+    missing = set(SHIPPED_KINDS) - {kind for kind, _ in bundles}
     if missing:
         raise SystemExit(f"nothing measured of {sorted(missing)}; nothing written")
     SHIPPED_DIR.mkdir(exist_ok=True)

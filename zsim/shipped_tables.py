@@ -33,6 +33,8 @@ from zsim.errors import ZsimError
 
 #: where the bundles live (inside the package: the wheel ships them)
 SHIPPED_DIR = Path(__file__).resolve().parent / "measured_tables"
+#: the kinds the preset sweeps and the app's default designs measure: each has a bundle
+SHIPPED_KINDS = ("point", "streams", "runs", "logs", "logbursts")
 #: deflate level of the bundles' entries (fixed: the same entries give the same bytes)
 COMPRESS_LEVEL = 6
 

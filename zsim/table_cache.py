@@ -64,7 +64,8 @@ STALE_AFTER = 24 * 3600.0
 #: after pruning, the least recently used entries go until the folder holds this share
 PRUNE_TO = 0.75
 
-_NAME = re.compile(r"^([a-z]+)-([0-9a-f]{16})-([0-9a-f]{24})\.json$")
+#: an entry's file name: kind, revision, digest (:func:`entry_path`)
+ENTRY_FILE = re.compile(r"^([a-z]+)-([0-9a-f]{16})-([0-9a-f]{24})\.json$")
 #: entries of the older naming (before zsim.table_cache): device tables and scan rates at the
 #: top, stream tables under ``streams/``; nothing else in the folder is ever touched
 _OLD_NAME = re.compile(r"^(scan-)?[0-9a-f]{24}\.json$")
@@ -252,7 +253,7 @@ def prune_cache(
             st = path.stat()
         except OSError:
             continue
-        m = _NAME.match(path.name)
+        m = ENTRY_FILE.match(path.name)
         if m is None:
             stale = True  # the older naming: never read again
         else:
@@ -282,7 +283,7 @@ def prune_cache(
 
 def _entries(base: Path) -> list[Path]:
     """The folder's cache entries, of either naming; any other file is left alone."""
-    found = [p for p in base.glob("*.json") if _NAME.match(p.name) or _OLD_NAME.match(p.name)]
+    found = [p for p in base.glob("*.json") if ENTRY_FILE.match(p.name) or _OLD_NAME.match(p.name)]
     streams = base / "streams"
     if streams.is_dir():
         found += [p for p in streams.glob("*.json") if _OLD_STREAMS.match(p.name)]

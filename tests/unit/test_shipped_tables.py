@@ -16,11 +16,15 @@ import zsim.analytic.engine  # (registers the kinds the analytic engine measures
 import zsim.resilver.scan_disk  # noqa: F401  (registers the resilver's kind)
 from zsim import shipped_tables, table_cache
 from zsim.errors import ZsimError
-from zsim.shipped_tables import SHIPPED_DIR, bundle_path, shipped_entry, write_bundle
+from zsim.shipped_tables import (
+    SHIPPED_DIR,
+    SHIPPED_KINDS,
+    bundle_path,
+    shipped_entry,
+    write_bundle,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
-#: the kinds the sweep and the app's default designs measure (tools/ship_tables.py)
-SWEEP_KINDS = ("point", "streams", "runs", "logs", "logbursts")
 REGENERATE = "run `python tools/ship_tables.py` (~3 min) and commit zsim/measured_tables/"
 
 
@@ -35,7 +39,9 @@ def test_every_bundle_is_of_the_code_it_serves():
         if revision != table_cache.source_revision(kinds[kind]):
             stale.append(path.name)
     missing = [
-        k for k in SWEEP_KINDS if not bundle_path(k, table_cache.source_revision(kinds[k])).exists()
+        k
+        for k in SHIPPED_KINDS
+        if not bundle_path(k, table_cache.source_revision(kinds[k])).exists()
     ]
     assert not stale and not missing, (
         f"the model's code changed since the shipped tables were measured (stale: {stale}, "
@@ -87,7 +93,7 @@ def test_shipped_entries_are_what_a_measurement_gives(tmp_path):
     assert not list(served.glob("*.json")), "something was measured: a bundle lacks it"
     assert json.loads(_run(measured, shipped=False)) == from_bundles
     kinds = {p.name.split("-")[0] for p in measured.glob("*.json")}
-    assert kinds >= set(SWEEP_KINDS)
+    assert kinds >= set(SHIPPED_KINDS)
 
 
 def test_a_bundle_is_written_byte_for_byte_the_same_and_read_back(tmp_path, monkeypatch):
@@ -118,7 +124,7 @@ def test_a_damaged_bundle_is_measured_around(tmp_path, monkeypatch):
         shipped_tables.load_bundle.cache_clear()
 
 
-@pytest.mark.parametrize("kind", SWEEP_KINDS)
+@pytest.mark.parametrize("kind", SHIPPED_KINDS)
 def test_a_bundle_holds_entries_under_the_cache_names(kind):
     revision = table_cache.source_revision(table_cache.registered_kinds()[kind])
     bundle = shipped_tables.load_bundle(kind, revision)
